@@ -1,0 +1,95 @@
+"""Bill of materials through the hierarchy: racks -> units -> tray parts -> chips.
+
+Counts are multiplied down the templates (rack count x units per rack x parts per
+unit); nothing is expanded per instance.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from infra.models.expand import expand_tray
+from infra.models.parts import NvlinkSwitchTray, Superchip
+from infra.models.resolve import ResolvedDesign
+from infra.models.systems import ComputeTray
+
+
+@dataclass(frozen=True)
+class BomRow:
+    """One SKU in the design: how many, and inside what."""
+
+    kind: str
+    slug: str
+    name: str
+    vendor: str
+    count: int
+    where: str  # the parent type(s), e.g. "aws-gb200-compute-tray"
+
+
+def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None = None) -> list[BomRow]:
+    """Every SKU of ``rd`` with its total count.
+
+    Parameters
+    ----------
+    rd : ResolvedDesign
+    cooling_units : dict, optional
+        slug -> count of pod-level cooling units (from the cooling analysis, which sizes
+        units the design leaves uncounted).
+
+    Returns
+    -------
+    list of BomRow, ordered from racks down to chips.
+    """
+    counts: Counter = Counter()
+    where: dict[str, set[str]] = {}
+    parts = {}
+
+    def add(part, n: int, parent: str) -> None:
+        counts[part.slug] += n
+        parts[part.slug] = part
+        where.setdefault(part.slug, set()).add(parent)
+
+    for lname, racks in rd.rack_counts.items():
+        lay = rd.layouts[lname]
+        add(lay.rack, racks, "cluster")
+        for item in lay.items:
+            n = racks * item.count
+            add(item.part, n, lay.rack.slug)
+            if isinstance(item.part, ComputeTray):
+                _tray_parts(rd, item.part, n, add)
+            elif isinstance(item.part, NvlinkSwitchTray):
+                chip = rd.catalog.get(item.part.chips.type)
+                add(chip, n * item.part.chips.count, item.part.slug)
+    for shape in rd.domain_shapes:
+        if shape.cross_rack_cable is not None:
+            add(shape.cross_rack_cable, shape.count, "cross-rack NVLink cable set per domain")
+    for slug, n in (cooling_units or {}).items():
+        add(rd.catalog.get(slug), n, "pod cooling")
+    order = ["rack", "compute_tray", "nvlink_switch_tray", "network_switch", "power_shelf", "pdu",
+             "cooling_unit", "rack_unit", "superchip", "gpu", "cpu", "nic", "pcie_switch",
+             "nvlink_switch_chip", "optic", "cable"]
+    rows = [
+        BomRow(p.kind, p.slug, p.name, p.vendor, counts[s], ", ".join(sorted(where[s])))
+        for s, p in parts.items()
+    ]
+    rows.sort(key=lambda r: (order.index(r.kind) if r.kind in order else 99, r.slug))
+    return rows
+
+
+def _tray_parts(rd: ResolvedDesign, tray: ComputeTray, n: int, add) -> None:
+    lay = expand_tray(tray, rd.catalog)
+    for inst in lay.instances.values():
+        parent = inst.parent
+        if parent is None:
+            add(inst.part, n, tray.slug)
+        else:
+            sc: Superchip = lay.instances[parent].part  # type: ignore[assignment]
+            add(inst.part, n, sc.slug)
+
+
+def totals_by_kind(rows: list[BomRow]) -> dict[str, int]:
+    out: Counter = Counter()
+    for r in rows:
+        out[r.kind] += r.count
+    return dict(out)

@@ -1,0 +1,143 @@
+"""Run every analysis of a design and flatten the results into metrics and tables.
+
+``metrics`` is a flat mapping whose snake_case names end in their unit; ``tables`` maps
+a table name to a list of row dicts. Reports (JSON, xlsx, terminal) only format these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from infra.analysis.bom import BomRow, bill_of_materials
+from infra.analysis.compute import ComputeSummary, layout_compute, summarize_compute
+from infra.analysis.cooling import DesignCooling, design_cooling
+from infra.analysis.power import DesignPower, design_power
+from infra.models.catalog import Catalog
+from infra.models.parts import PRECISIONS
+from infra.models.resolve import ResolvedDesign, load_design
+
+
+@dataclass
+class DesignAnalysis:
+    """Everything ``infra design`` computes for one design."""
+
+    rd: ResolvedDesign
+    bom: list[BomRow]
+    compute: ComputeSummary
+    power: DesignPower
+    cooling: DesignCooling
+    extra_metrics: dict[str, Any] = field(default_factory=dict)
+    extra_tables: dict[str, list[dict]] = field(default_factory=dict)
+
+    def metrics(self) -> dict[str, Any]:
+        c, p = self.compute, self.power
+        m: dict[str, Any] = {
+            "gpus": c.gpus,
+            "cpus": c.cpus,
+            "cpu_cores": c.cpu_cores,
+            "racks": sum(self.rd.rack_counts.values()),
+            "compute_trays": sum(self.rd.tray_counts().values()),
+            "hbm_tbyte": _r(c.hbm_tbyte),
+            "hbm_tbyte_s": _r(c.hbm_tbyte_s),
+        }
+        for prec in PRECISIONS:
+            unit = "pops" if prec == "int8" else "pflops"
+            m[f"peak_dense_{unit}_{prec}"] = _r(c.peak_dense_pflops[prec])
+        m["achievable_pflops_bf16"] = _r(c.achievable_bf16_pflops)
+        m["gpus_without_mamf_count"] = sum(c.gpus_without_mamf.values())
+        m["it_power_kw"] = _r(p.it_kw)
+        m["facility_power_kw"] = _r(p.facility_kw)
+        m["pue_ratio"] = p.pue
+        m["liquid_heat_kw"] = _r(self.cooling.liquid_kw)
+        m["air_heat_kw"] = _r(self.cooling.air_kw)
+        m["power_unknown_parts_count"] = len(p.unknown)
+        m.update(self.extra_metrics)
+        return m
+
+    def tables(self) -> dict[str, list[dict]]:
+        t = {
+            "bill_of_materials": [asdict(r) for r in self.bom],
+            "compute_by_rack": self._compute_rows(),
+            "power_by_rack": [
+                {"layout": r.layout, "rack_type": r.rack_type, "racks": r.racks,
+                 "it_kw_per_rack": _r(r.it_kw), "liquid_kw_per_rack": _r(r.liquid_kw),
+                 "air_kw_per_rack": _r(r.air_kw), "supply_kw_per_rack": r.supply_kw,
+                 "published_estimate_kw_per_rack": r.reference_it_kw,
+                 "it_kw_total": _r(r.it_kw * r.racks),
+                 "unknown_power_parts": ", ".join(r.unknown)}
+                for r in self.power.racks],
+            "power_by_unit": [
+                {"layout": r.layout, "unit": u.slug, "kind": u.kind, "count_per_rack": n,
+                 "power_w_per_unit": _r(u.power_w), "liquid_w_per_unit": _r(u.liquid_w),
+                 "air_w_per_unit": _r(u.air_w), "basis": u.basis,
+                 "unknown_power_parts": ", ".join(u.unknown)}
+                for r in self.power.racks for u, n in r.units],
+            "cooling": [
+                {"unit": c.unit, "cooling_kind": c.cooling_kind, "scope": c.scope,
+                 "removes": c.removes, "heat_kw": _r(c.heat_kw), "capacity_kw": c.capacity_kw,
+                 "sized_in": c.sized_in, "needed": c.needed, "installed": c.installed,
+                 "instances": c.instances, "total_units": c.total_units, "note": c.note}
+                for c in self.cooling.rows],
+            "assumptions": self._assumptions(),
+        }
+        t.update(self.extra_tables)
+        return t
+
+    def _compute_rows(self) -> list[dict]:
+        rows = []
+        for name, n in self.rd.rack_counts.items():
+            c = layout_compute(self.rd, self.rd.layouts[name])
+            row = {"layout": name, "racks": n, "gpus_per_rack": c.gpus, "cpus_per_rack": c.cpus,
+                   "hbm_tbyte_per_rack": _r(c.hbm_tbyte)}
+            for prec in ("fp64", "tf32", "bf16", "fp8", "fp4"):
+                row[f"peak_dense_pflops_{prec}_per_rack"] = _r(c.peak_dense_pflops[prec])
+            row["achievable_pflops_bf16_per_rack"] = _r(c.achievable_bf16_pflops)
+            rows.append(row)
+        return rows
+
+    def _assumptions(self) -> list[dict]:
+        a = self.rd.design.assumptions
+        rows = [{"item": "PUE", "value": a.pue, "source": a.pue_source},
+                {"item": "NVLink partition mode", "value": a.nvlink_partition_mode,
+                 "source": "design"}]
+        rows += [{"item": "note", "value": n, "source": "design"} for n in a.notes]
+        for slug, n in self.compute.gpus_without_mamf.items():
+            rows.append({"item": "no published MAMF (achievable FLOPS excludes it)",
+                         "value": f"{n} x {slug}", "source": "catalog"})
+        for u in self.power.unknown:
+            rows.append({"item": "power not published (IT kW is a lower bound)", "value": u,
+                         "source": "catalog"})
+        for c in self.cooling.rows:
+            if c.note:
+                rows.append({"item": "cooling", "value": c.note, "source": "catalog"})
+        if self.cooling.air_to_hall_kw:
+            rows.append({"item": "air heat left to the hall's air handling (kW)",
+                         "value": _r(self.cooling.air_to_hall_kw), "source": "analysis"})
+        return rows
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON contract: ``design``, ``metrics``, ``tables``."""
+        return {
+            "design": {"name": self.rd.name, "source_file": str(self.rd.file)},
+            "metrics": self.metrics(),
+            "tables": self.tables(),
+        }
+
+
+def _r(x: float | None, nd: int = 4) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def analyze(rd: ResolvedDesign) -> DesignAnalysis:
+    """Run the design analyses on a resolved design."""
+    power = design_power(rd)
+    cooling = design_cooling(rd, power)
+    bom = bill_of_materials(rd, cooling.unit_counts())
+    return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling)
+
+
+def analyze_file(path: Path | str, catalog: Catalog | None = None) -> DesignAnalysis:
+    """Load ``path`` and analyse it (the Python API behind ``infra design``)."""
+    return analyze(load_design(path, catalog))

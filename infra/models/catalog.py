@@ -1,0 +1,217 @@
+"""The catalog of hardware *types*: one YAML file per part under ``catalogs/``.
+
+Examples
+--------
+>>> from infra.models.catalog import load_catalog
+>>> cat = load_catalog()
+>>> cat.get("nvidia-b200-gb200").hbm_gb
+186.0
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from infra.errors import CatalogError, InfraError, did_you_mean
+from infra.models.parts import (
+    Cable,
+    Cpu,
+    Gpu,
+    NetworkSwitch,
+    Nic,
+    NvlinkSwitchChip,
+    NvlinkSwitchTray,
+    Optic,
+    Part,
+    PcieSwitch,
+    Superchip,
+)
+from infra.models.systems import (
+    ComputeTray,
+    CoolingUnit,
+    GenericUnit,
+    Pdu,
+    PowerShelf,
+    Rack,
+)
+from infra.models.yamlio import line_of, read_yaml
+
+KIND_MODELS: dict[str, type[Part]] = {
+    m.model_fields["kind"].default: m
+    for m in (
+        Gpu,
+        Cpu,
+        Superchip,
+        Nic,
+        PcieSwitch,
+        NvlinkSwitchChip,
+        NvlinkSwitchTray,
+        NetworkSwitch,
+        Optic,
+        Cable,
+        ComputeTray,
+        Rack,
+        PowerShelf,
+        Pdu,
+        CoolingUnit,
+        GenericUnit,
+    )
+}
+
+DEFAULT_CATALOG_DIR = Path(__file__).resolve().parents[2] / "catalogs"
+SKIP_DIRS = {"prices", "rates"}
+
+
+def catalog_dir() -> Path:
+    """``$INFRA_CATALOG`` if set, else the repository's ``catalogs/``."""
+    return Path(os.environ.get("INFRA_CATALOG", DEFAULT_CATALOG_DIR))
+
+
+class Catalog:
+    """Slug -> validated part, with the file each came from."""
+
+    def __init__(self, entries: dict[str, Part], files: dict[str, Path]) -> None:
+        self._entries = entries
+        self.files = files
+
+    def __iter__(self) -> Iterator[Part]:
+        return iter(self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, slug: object) -> bool:
+        return slug in self._entries
+
+    @property
+    def slugs(self) -> list[str]:
+        return sorted(self._entries)
+
+    def of_kind(self, kind: str) -> list[Part]:
+        return [e for e in self._entries.values() if e.kind == kind]
+
+    def get(
+        self,
+        slug: str,
+        kind: str | tuple[str, ...] | None = None,
+        *,
+        file: str | None = None,
+        path: tuple | str | None = None,
+        line: int | None = None,
+        error_cls: type[InfraError] = CatalogError,
+    ) -> Part:
+        """Look a part up; unknown slugs and wrong kinds raise with the nearest names."""
+        entry = self._entries.get(slug)
+        kinds = (kind,) if isinstance(kind, str) else kind
+        if entry is None:
+            pool = [s for s, e in self._entries.items() if not kinds or e.kind in kinds]
+            raise error_cls(
+                f"unknown {kinds[0] if kinds and len(kinds) == 1 else 'catalog'} slug {slug!r}",
+                file=file,
+                path=path,
+                line=line,
+                hint=did_you_mean(slug, pool) + "; `infra catalog list` shows all",
+            )
+        if kinds and entry.kind not in kinds:
+            raise error_cls(
+                f"{slug!r} is a {entry.kind}, expected {' or '.join(kinds)}",
+                file=file,
+                path=path,
+                line=line,
+                hint=did_you_mean(
+                    slug, [s for s, e in self._entries.items() if e.kind in kinds]
+                ),
+            )
+        return entry
+
+
+def validation_error(
+    exc: ValidationError, file: Path, error_cls: type[InfraError], prefix: tuple = ()
+) -> InfraError:
+    """Turn pydantic's error into one message with the YAML path and line."""
+    err = exc.errors()[0]
+    loc = prefix + tuple(p for p in err["loc"] if not _is_union_tag(p))
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = f"unknown key {loc[-1]!r}"
+        hint = "remove it or fix its spelling; unknown keys are not allowed"
+    elif err["type"] == "missing":
+        hint = "add this required key"
+    else:
+        hint = f"got {err.get('input')!r}" if not isinstance(err.get("input"), dict) else None
+    more = len(exc.errors()) - 1
+    if more:
+        msg += f" (and {more} more error{'s' if more > 1 else ''})"
+    return error_cls(msg, file=str(file), path=loc, line=line_of(file, loc), hint=hint)
+
+
+def _is_union_tag(part: object) -> bool:
+    return isinstance(part, str) and (part.startswith("function-") or "[" in part)
+
+
+def parse_entry(data: object, file: Path) -> Part:
+    if not isinstance(data, dict):
+        raise CatalogError("a catalog file must be a YAML mapping", file=str(file), line=1)
+    kind = data.get("kind")
+    model = KIND_MODELS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise CatalogError(
+            f"unknown kind {kind!r}",
+            file=str(file),
+            path=("kind",),
+            line=line_of(file, ("kind",)),
+            hint=did_you_mean(str(kind), KIND_MODELS),
+        )
+    try:
+        entry = model.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, file, CatalogError) from None
+    if entry.slug != file.stem:
+        raise CatalogError(
+            f"slug {entry.slug!r} does not match the file name {file.name!r}",
+            file=str(file),
+            path=("slug",),
+            line=line_of(file, ("slug",)),
+            hint=f"rename the file to {entry.slug}.yaml or change the slug",
+        )
+    return entry
+
+
+@lru_cache(maxsize=4)
+def _load(directory: str) -> Catalog:
+    root = Path(directory)
+    if not root.is_dir():
+        raise CatalogError("catalog directory not found", file=directory,
+                           hint="set INFRA_CATALOG or pass --catalog")
+    entries: dict[str, Part] = {}
+    files: dict[str, Path] = {}
+    for file in sorted(root.rglob("*.yaml")):
+        if SKIP_DIRS & set(file.relative_to(root).parts[:-1]):
+            continue
+        entry = parse_entry(read_yaml(file, CatalogError), file)
+        if entry.slug in entries:
+            raise CatalogError(
+                f"slug {entry.slug!r} is defined twice (also in {files[entry.slug]})",
+                file=str(file),
+            )
+        entries[entry.slug] = entry
+        files[entry.slug] = file
+    catalog = Catalog(entries, files)
+    from infra.models.expand import check_catalog_references
+
+    check_catalog_references(catalog)
+    return catalog
+
+
+def load_catalog(directory: Path | str | None = None) -> Catalog:
+    """Load and cross-check every catalog file (cached per directory)."""
+    return _load(str(Path(directory) if directory else catalog_dir()))
+
+
+def entry_as_dict(entry: BaseModel) -> dict:
+    return entry.model_dump(mode="json", exclude_none=True)

@@ -1,0 +1,239 @@
+"""Expand tray templates into named instances (NetBox ``instantiate()`` style).
+
+A tray type says ``{id: sc, type: nvidia-gb200, count: 2}``; expansion yields
+``sc0``, ``sc0.cpu0``, ``sc0.gpu0``, ``sc0.gpu1``, ``sc1`` ... once per tray *type*.
+Designs never list instances; analyses multiply per-type figures by counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from infra.errors import CatalogError, did_you_mean
+from infra.models.parts import Cpu, Gpu, Nic, NvlinkSwitchChip, Part, PcieSwitch, Superchip
+from infra.models.systems import ComputeTray, TrayComponent
+
+if TYPE_CHECKING:
+    from infra.models.catalog import Catalog
+
+COMPONENT_KINDS = (
+    "gpu",
+    "cpu",
+    "superchip",
+    "nic",
+    "pcie_switch",
+    "nvlink_switch_chip",
+    "rack_unit",
+)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One expanded component inside a tray type."""
+
+    name: str
+    kind: str
+    part: Part
+    component: TrayComponent
+    parent: str | None = None
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    instance: Instance
+    host_link: str | None = None  # NIC host link name
+
+    @property
+    def label(self) -> str:
+        return self.instance.name + (f"@{self.host_link}" if self.host_link else "")
+
+
+@dataclass(frozen=True)
+class PcieLink:
+    a: Endpoint
+    b: Endpoint
+    lanes: int
+    gen: int  # negotiated: lower of the two ends
+
+
+@dataclass(frozen=True)
+class C2cGroup:
+    """One CPU and the GPUs that reach it over one shared NVLink-C2C."""
+
+    cpu: str
+    gpus: tuple[str, ...]
+    gbyte_s: float  # per direction
+
+
+@dataclass(frozen=True)
+class Assignment:
+    nic: str
+    interface: str
+    to: str  # GPU or CPU instance name (or the NIC itself when unassigned)
+
+
+@dataclass
+class TrayLayout:
+    tray: ComputeTray
+    instances: dict[str, Instance] = field(default_factory=dict)
+    links: list[PcieLink] = field(default_factory=list)
+    c2c: list[C2cGroup] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[Instance]:
+        return [i for i in self.instances.values() if i.kind == kind]
+
+    def count(self, kind: str) -> int:
+        return len(self.of_kind(kind))
+
+
+def expand_tray(tray: ComputeTray, catalog: Catalog) -> TrayLayout:
+    """Expand ``tray`` once per catalog (cached on the catalog object)."""
+    cache: dict = catalog.__dict__.setdefault("_layouts", {})
+    if tray.slug not in cache:
+        cache[tray.slug] = _expand(tray, catalog)
+    return cache[tray.slug]
+
+
+def _err(catalog: Catalog, tray: Part, msg: str, path: tuple, hint: str | None = None):
+    from infra.models.yamlio import line_of
+
+    f = catalog.files.get(tray.slug)
+    return CatalogError(msg, file=str(f) if f else tray.slug, path=path,
+                        line=line_of(f, path) if f else None, hint=hint)
+
+
+def _expand(tray: ComputeTray, catalog: Catalog) -> TrayLayout:
+    lay = TrayLayout(tray)
+    file = str(catalog.files.get(tray.slug, tray.slug))
+    for ci, comp in enumerate(tray.components):
+        part = catalog.get(comp.type, COMPONENT_KINDS, file=file, path=("components", ci, "type"))
+        for i in range(comp.count):
+            name = f"{comp.id}{i}"
+            lay.instances[name] = Instance(name, part.kind, part, comp)
+            if isinstance(part, Superchip):
+                _expand_superchip(lay, name, part, comp, catalog, file, ci)
+    for li, link in enumerate(tray.links):
+        a = _endpoint(lay, link.a, catalog, tray, ("links", li, "a"))
+        b = _endpoint(lay, link.b, catalog, tray, ("links", li, "b"))
+        gen = min(_gen(a), _gen(b))
+        for end, side in ((a, "a"), (b, "b")):
+            cap = _lanes(end)
+            if cap is not None and link.lanes > cap:
+                raise _err(catalog, tray, f"x{link.lanes} exceeds {end.label}'s x{cap}",
+                           ("links", li, "lanes"), hint=f"use at most x{cap}")
+        lay.links.append(PcieLink(a, b, link.lanes, gen))
+    _assign(lay, catalog)
+    return lay
+
+
+def _expand_superchip(lay, name, part: Superchip, comp, catalog, file, ci) -> None:
+    cpu = catalog.get(part.cpu.type, "cpu", file=file, path=("components", ci, "type"))
+    gpu = catalog.get(part.gpus.type, "gpu", file=file, path=("components", ci, "type"))
+    cpus = [f"{name}.cpu{j}" for j in range(part.cpu.count)]
+    gpus = [f"{name}.gpu{j}" for j in range(part.gpus.count)]
+    for n in cpus:
+        lay.instances[n] = Instance(n, "cpu", cpu, comp, parent=name)
+    for n in gpus:
+        lay.instances[n] = Instance(n, "gpu", gpu, comp, parent=name)
+    per_cpu = len(gpus) // len(cpus)
+    for j, c in enumerate(cpus):
+        lay.c2c.append(C2cGroup(c, tuple(gpus[j * per_cpu:(j + 1) * per_cpu]), part.c2c_gbyte_s))
+
+
+def _endpoint(lay: TrayLayout, text: str, catalog, tray, path) -> Endpoint:
+    name, _, host_link = text.partition("@")
+    inst = lay.instances.get(name)
+    if inst is None:
+        raise _err(catalog, tray, f"unknown endpoint {name!r}", path,
+                   hint=did_you_mean(name, lay.instances))
+    if host_link:
+        if not isinstance(inst.part, Nic):
+            raise _err(catalog, tray, f"{name!r} is a {inst.kind}; only NICs have named host links", path)
+        known = [h.name for h in inst.part.host_links]
+        if host_link not in known:
+            raise _err(catalog, tray, f"NIC {name!r} has no host link {host_link!r}", path,
+                       hint=f"known: {known}")
+    elif isinstance(inst.part, Nic) and len(inst.part.host_links) > 1:
+        raise _err(catalog, tray, f"NIC {name!r} has several host links; name one", path,
+                   hint=f"write {name}@{inst.part.host_links[0].name}")
+    elif not isinstance(inst.part, (Nic, Gpu, Cpu, PcieSwitch)):
+        raise _err(catalog, tray, f"{name!r} ({inst.kind}) has no PCIe port", path)
+    if isinstance(inst.part, Gpu) and inst.part.host_pcie is None:
+        raise _err(catalog, tray, f"GPU {name!r} ({inst.part.slug}) has no PCIe host link in the catalog",
+                   path, hint="set host_pcie on the GPU type, with its source")
+    return Endpoint(inst, host_link or None)
+
+
+def _host_link(end: Endpoint):
+    nic: Nic = end.instance.part  # type: ignore[assignment]
+    name = end.host_link or nic.host_links[0].name
+    return next(h for h in nic.host_links if h.name == name)
+
+
+def _gen(end: Endpoint) -> int:
+    p = end.instance.part
+    if isinstance(p, Nic):
+        return _host_link(end).gen
+    if isinstance(p, Gpu):
+        return p.host_pcie.gen  # type: ignore[union-attr]
+    if isinstance(p, Cpu):
+        return p.pcie_gen
+    return p.gen  # type: ignore[attr-defined]
+
+
+def _lanes(end: Endpoint) -> int | None:
+    p = end.instance.part
+    if isinstance(p, Nic):
+        return _host_link(end).lanes
+    if isinstance(p, Gpu):
+        return p.host_pcie.lanes  # type: ignore[union-attr]
+    return None
+
+
+def _assign(lay: TrayLayout, catalog) -> None:
+    tray = lay.tray
+    explicit: dict[tuple[str, str], str] = {}
+    for ai, a in enumerate(tray.nic_assignments):
+        nic_name, _, iface = a.interface.partition(":")
+        inst = lay.instances.get(nic_name)
+        path = ("nic_assignments", ai)
+        if inst is None or not isinstance(inst.part, Nic):
+            raise _err(catalog, tray, f"{nic_name!r} is not a NIC of this tray", path + ("interface",),
+                       hint=did_you_mean(nic_name, [i.name for i in lay.of_kind("nic")]))
+        names = [i.name for i in inst.part.interfaces]
+        iface = iface or names[0]
+        if iface not in names:
+            raise _err(catalog, tray, f"NIC {nic_name!r} has no interface {iface!r}",
+                       path + ("interface",), hint=f"known: {names}")
+        target = lay.instances.get(a.to)
+        if target is None or target.kind not in ("gpu", "cpu"):
+            raise _err(catalog, tray, f"{a.to!r} is not a GPU or CPU of this tray", path + ("to",),
+                       hint=did_you_mean(a.to, [i.name for i in lay.instances.values()
+                                                if i.kind in ("gpu", "cpu")]))
+        explicit[(nic_name, iface)] = a.to
+    for inst in lay.of_kind("nic"):
+        for iface in inst.part.interfaces:  # type: ignore[attr-defined]
+            to = explicit.get((inst.name, iface.name), inst.name)
+            lay.assignments.append(Assignment(inst.name, iface.name, to))
+
+
+def check_catalog_references(catalog: Catalog) -> None:
+    """Resolve every cross-reference once at load time (superchips, trays, switch trays)."""
+    from infra.models.parts import NvlinkSwitchTray
+
+    for entry in catalog:
+        file = str(catalog.files.get(entry.slug))
+        if isinstance(entry, Superchip):
+            catalog.get(entry.cpu.type, "cpu", file=file, path=("cpu", "type"))
+            catalog.get(entry.gpus.type, "gpu", file=file, path=("gpus", "type"))
+            if entry.gpus.count % entry.cpu.count:
+                raise CatalogError("GPU count must divide evenly among CPUs", file=file, path="gpus.count")
+        elif isinstance(entry, NvlinkSwitchTray):
+            catalog.get(entry.chips.type, "nvlink_switch_chip", file=file, path=("chips", "type"))
+        elif isinstance(entry, ComputeTray):
+            expand_tray(entry, catalog)
+
+
+__all__ = ["Instance", "NvlinkSwitchChip", "TrayLayout", "expand_tray"]

@@ -1,0 +1,226 @@
+"""Catalog types for chips and network parts: GPUs, CPUs, superchips, NICs, switches,
+optics and cables. Units are in the field names; bandwidth is per direction."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import model_validator
+
+from infra.models.base import (
+    Count,
+    Lanes,
+    NonNegFloat,
+    PcieGen,
+    PosFloat,
+    PositiveCount,
+    Slug,
+    Sourced,
+    Strict,
+)
+
+PRECISIONS = ("fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp8", "fp6", "fp4", "int8")
+
+
+class Part(Sourced):
+    """Fields every catalog entry has."""
+
+    slug: Slug
+    vendor: str
+    name: str
+
+    @property
+    def power_w(self) -> float | None:
+        """Power used in power/cooling sums: TDP for chips, max draw for systems."""
+        return getattr(self, "tdp_w", None) or getattr(self, "max_power_w", None)
+
+
+class Ref(Strict):
+    """A template reference to another catalog type: ``{type: slug, count: n}``."""
+
+    type: Slug
+    count: PositiveCount = 1
+
+
+class PeakDenseTflops(Strict):
+    """Peak dense (no 2:4 sparsity) TFLOPS per precision; ``int8`` is in TOPS.
+
+    0 means the precision is not supported; unset (null) means no public figure.
+    """
+
+    fp64: NonNegFloat | None = None
+    fp64_tensor: NonNegFloat | None = None
+    fp32: NonNegFloat | None = None
+    tf32: NonNegFloat | None = None
+    bf16: NonNegFloat | None = None
+    fp8: NonNegFloat | None = None
+    fp6: NonNegFloat | None = None
+    fp4: NonNegFloat | None = None
+    int8: NonNegFloat | None = None
+
+
+class ScaleUpPorts(Strict):
+    """A GPU's scale-up (NVLink / Infinity Fabric) ports."""
+
+    technology: str
+    links: PositiveCount
+    link_gbyte_s: PosFloat  # per link, per direction
+    topology: Literal["switched", "mesh"] = "switched"
+
+    @property
+    def gbyte_s(self) -> float:
+        """Per-GPU scale-up bandwidth, per direction."""
+        return self.links * self.link_gbyte_s
+
+
+class PcieHost(Strict):
+    gen: PcieGen
+    lanes: Lanes
+
+
+class Gpu(Part):
+    kind: Literal["gpu"] = "gpu"
+    form_factor: str
+    hbm_gb: PosFloat | None = None
+    hbm_tbyte_s: PosFloat | None = None
+    tdp_w: PosFloat | None = None
+    peak_dense_tflops: PeakDenseTflops
+    mamf_bf16_tflops: PosFloat | None = None  # measured max achievable BF16 matmul
+    scale_up: ScaleUpPorts | None = None
+    host_pcie: PcieHost | None = None  # None when the host link is NVLink-C2C
+
+    @property
+    def mamf_bf16_efficiency(self) -> float | None:
+        peak = self.peak_dense_tflops.bf16
+        if self.mamf_bf16_tflops is None or not peak:
+            return None
+        return self.mamf_bf16_tflops / peak
+
+
+class Cpu(Part):
+    kind: Literal["cpu"] = "cpu"
+    architecture: str
+    cores: PositiveCount
+    base_ghz: PosFloat | None = None
+    memory_gb: PosFloat | None = None
+    memory_gbyte_s: PosFloat | None = None
+    pcie_gen: PcieGen
+    pcie_lanes: PositiveCount | None = None
+    tdp_w: PosFloat | None = None
+
+
+class Superchip(Part):
+    """CPU(s) and GPU(s) joined by NVLink-C2C in one module (explicit composition)."""
+
+    kind: Literal["superchip"] = "superchip"
+    cpu: Ref
+    gpus: Ref
+    c2c_gbyte_s: PosFloat  # per CPU, per direction, shared by that CPU's GPUs
+    tdp_w: PosFloat | None = None  # whole module (CPU + GPUs + memory)
+
+
+class NicPort(Strict):
+    name: str
+    gbit_s: PosFloat
+
+
+class NicHostLink(Strict):
+    name: str
+    gen: PcieGen
+    lanes: Lanes
+
+
+class NicInterface(Strict):
+    """A logical interface the host sees; several may share one physical port."""
+
+    name: str
+    port: str
+    host_link: str
+    gbit_s: PosFloat
+    protocols: list[str] = []
+
+
+class Nic(Part):
+    kind: Literal["nic"] = "nic"
+    role: Literal["nic", "dpu", "supernic"] = "nic"
+    ports: list[NicPort]
+    host_links: list[NicHostLink]
+    interfaces: list[NicInterface]
+    max_power_w: PosFloat | None = None
+
+    @model_validator(mode="after")
+    def _check_refs(self):  # noqa: ANN202
+        ports = {p.name: p for p in self.ports}
+        links = {h.name for h in self.host_links}
+        for i in self.interfaces:
+            if i.port not in ports:
+                raise ValueError(f"interface {i.name!r}: port {i.port!r} not in {sorted(ports)}")
+            if i.host_link not in links:
+                raise ValueError(
+                    f"interface {i.name!r}: host_link {i.host_link!r} not in {sorted(links)}"
+                )
+            if i.gbit_s > ports[i.port].gbit_s:
+                raise ValueError(
+                    f"interface {i.name!r}: {i.gbit_s} Gb/s exceeds port {i.port!r} "
+                    f"({ports[i.port].gbit_s} Gb/s)"
+                )
+        return self
+
+    @property
+    def port_gbit_s(self) -> float:
+        return sum(p.gbit_s for p in self.ports)
+
+
+class PcieSwitch(Part):
+    kind: Literal["pcie_switch"] = "pcie_switch"
+    gen: PcieGen
+    lanes: PositiveCount | None = None
+    max_power_w: PosFloat | None = None
+
+
+class NvlinkSwitchChip(Part):
+    kind: Literal["nvlink_switch_chip"] = "nvlink_switch_chip"
+    technology: str
+    ports: PositiveCount
+    port_gbyte_s: PosFloat  # per port, per direction
+    max_power_w: PosFloat | None = None
+
+
+class NvlinkSwitchTray(Part):
+    kind: Literal["nvlink_switch_tray"] = "nvlink_switch_tray"
+    u_height: PosFloat
+    chips: Ref
+    max_power_w: PosFloat | None = None
+
+
+class NetworkSwitch(Part):
+    kind: Literal["network_switch"] = "network_switch"
+    asic: str
+    protocol: Literal["infiniband", "ethernet", "pcie", "other"]
+    ports: PositiveCount  # radix at port_gbit_s
+    port_gbit_s: PosFloat
+    cages: Count | None = None  # physical cages (e.g. 32 twin-port OSFP)
+    u_height: PosFloat | None = None
+    max_power_w: PosFloat | None = None
+
+    @property
+    def capacity_tbit_s(self) -> float:
+        """Switching capacity, one direction (ports x speed)."""
+        return self.ports * self.port_gbit_s / 1000
+
+
+class Optic(Part):
+    kind: Literal["optic"] = "optic"
+    form_factor: str
+    gbit_s: PosFloat
+    reach_m: PosFloat | None = None
+    fiber: Literal["single_mode", "multi_mode"] | None = None
+    max_power_w: PosFloat | None = None
+
+
+class Cable(Part):
+    kind: Literal["cable"] = "cable"
+    medium: Literal["copper_passive", "copper_active", "aoc", "fiber"]
+    gbit_s: PosFloat
+    reach_m: PosFloat | None = None
+    max_power_w: NonNegFloat | None = None

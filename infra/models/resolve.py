@@ -1,0 +1,237 @@
+"""Load a design file and resolve it against the catalog into counted building blocks.
+
+Nothing is expanded per instance: the result holds each rack *layout* once with the
+number of such racks in the cluster, and each scale-up domain *shape* once with its
+count, so a 100k-GPU design costs what one pod costs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from infra.errors import DesignError, InfeasibleDesignError, did_you_mean
+from infra.models.catalog import Catalog, load_catalog, validation_error
+from infra.models.design import Design
+from infra.models.parts import Cable, Part
+from infra.models.systems import ComputeTray, CoolingUnit, Rack
+from infra.models.yamlio import line_of, read_yaml
+
+CONTENT_KINDS = (
+    "compute_tray",
+    "nvlink_switch_tray",
+    "network_switch",
+    "power_shelf",
+    "pdu",
+    "cooling_unit",
+    "rack_unit",
+)
+
+
+@dataclass(frozen=True)
+class LayoutItem:
+    part: Part
+    count: int
+    role: str | None = None
+    cooling: str | None = None
+
+
+@dataclass(frozen=True)
+class ResolvedLayout:
+    name: str
+    rack: Rack
+    items: tuple[LayoutItem, ...]
+
+    def of_kind(self, kind: str) -> list[LayoutItem]:
+        return [i for i in self.items if i.part.kind == kind]
+
+    def count(self, kind: str) -> int:
+        return sum(i.count for i in self.of_kind(kind))
+
+    @property
+    def used_u(self) -> float:
+        return sum(i.count * getattr(i.part, "u_height", 0) for i in self.items)
+
+
+@dataclass(frozen=True)
+class DomainShape:
+    """A rack-level NVLink domain: which layouts (how many of each) form one domain."""
+
+    layouts: tuple[tuple[str, int], ...]
+    count: int  # how many such domains the cluster has
+    pod: str | None
+    cross_rack_cable: Cable | None = None
+
+
+@dataclass(frozen=True)
+class PodCoolingUse:
+    unit: CoolingUnit
+    explicit_count: int | None
+    pod: str
+    pod_count: int
+    racks: tuple[tuple[str, int], ...]  # layouts served by one pod instance
+
+
+@dataclass
+class ResolvedDesign:
+    design: Design
+    file: Path
+    catalog: Catalog
+    layouts: dict[str, ResolvedLayout]
+    rack_counts: Counter = field(default_factory=Counter)  # layout -> racks in cluster
+    pod_counts: Counter = field(default_factory=Counter)
+    domain_shapes: list[DomainShape] = field(default_factory=list)
+    pod_cooling: list[PodCoolingUse] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.design.name
+
+    def tray_counts(self) -> Counter:
+        """Compute tray slug -> count in the cluster."""
+        out: Counter = Counter()
+        for name, n in self.rack_counts.items():
+            for item in self.layouts[name].of_kind("compute_tray"):
+                out[item.part.slug] += n * item.count
+        return out
+
+    def tray_types(self) -> list[ComputeTray]:
+        seen: dict[str, ComputeTray] = {}
+        for lay in self.layouts.values():
+            for item in lay.of_kind("compute_tray"):
+                seen.setdefault(item.part.slug, item.part)  # type: ignore[arg-type]
+        return list(seen.values())
+
+
+def load_design(path: Path | str, catalog: Catalog | None = None) -> ResolvedDesign:
+    """Parse, validate and resolve a design file.
+
+    Raises
+    ------
+    DesignError
+        Malformed YAML, unknown key, unknown slug, wrong kind, reference loop.
+    InfeasibleDesignError
+        Contents over a rack's U height; domains that do not divide the racks.
+    """
+    path = Path(path)
+    catalog = catalog or load_catalog()
+    data = read_yaml(path, DesignError)
+    if not isinstance(data, dict):
+        raise DesignError("a design file must be a YAML mapping", file=str(path), line=1,
+                          hint="start with 'name:', 'racks:', 'build:'")
+    try:
+        design = Design.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, path, DesignError) from None
+    return _Resolver(design, path, catalog).run()
+
+
+class _Resolver:
+    def __init__(self, design: Design, file: Path, catalog: Catalog) -> None:
+        self.d, self.file, self.cat = design, file, catalog
+        self.out = ResolvedDesign(design, file, catalog, {})
+
+    def err(self, msg: str, path: tuple, hint: str | None = None, cls=DesignError):
+        return cls(msg, file=str(self.file), path=path, line=line_of(self.file, path), hint=hint)
+
+    def get(self, slug: str, kind, path: tuple) -> Part:
+        return self.cat.get(slug, kind, file=str(self.file), path=path,
+                            line=line_of(self.file, path), error_cls=DesignError)
+
+    def run(self) -> ResolvedDesign:
+        for name, lay in self.d.racks.items():
+            self.out.layouts[name] = self.layout(name, lay)
+        for name, count in self.d.build.items():
+            self.visit(name, count, ("build", name), ())
+        return self.out
+
+    def layout(self, name: str, lay) -> ResolvedLayout:
+        rack = self.get(lay.type, "rack", ("racks", name, "type"))
+        items = []
+        for i, c in enumerate(lay.contents):
+            part = self.get(c.type, CONTENT_KINDS, ("racks", name, "contents", i, "type"))
+            if isinstance(part, CoolingUnit) and part.placement != "in_rack":
+                raise self.err(f"{part.slug!r} is an {part.placement} unit, not rack-mounted",
+                               ("racks", name, "contents", i, "type"),
+                               hint="list it under the pod's 'cooling:' instead")
+            items.append(LayoutItem(part, c.count, c.role, c.cooling))
+        res = ResolvedLayout(name, rack, tuple(items))  # type: ignore[arg-type]
+        if res.used_u > rack.u_height:
+            parts = ", ".join(f"{i.count} x {getattr(i.part, 'u_height', 0):g}U {i.part.slug}"
+                              for i in items if getattr(i.part, "u_height", 0))
+            raise self.err(f"contents need {res.used_u:g}U, rack {rack.slug!r} has {rack.u_height}U "
+                           f"({parts})", ("racks", name, "contents"),
+                           hint="remove units or use a taller rack", cls=InfeasibleDesignError)
+        return res
+
+    def visit(self, name: str, mult: int, path: tuple, stack: tuple[str, ...]) -> None:
+        if name in stack:
+            loop = " -> ".join(stack + (name,))
+            raise self.err(f"reference loop: {loop}", path, hint="a pod cannot contain itself")
+        if name in self.d.pods:
+            self.visit_pod(name, mult, stack)
+        elif name in self.d.racks:
+            self.out.rack_counts[name] += mult
+            if self.out.layouts[name].count("nvlink_switch_tray"):
+                self.add_domain(None, {name: 1}, mult, None)
+        else:
+            raise self.err(f"{name!r} is neither a pod nor a rack layout of this design", path,
+                           hint=did_you_mean(name, list(self.d.pods) + list(self.d.racks)))
+
+    def visit_pod(self, name: str, mult: int, stack: tuple[str, ...]) -> None:
+        pod = self.d.pods[name]
+        self.out.pod_counts[name] += mult
+        for rack, n in pod.racks.items():
+            if rack not in self.d.racks:
+                raise self.err(f"unknown rack layout {rack!r}", ("pods", name, "racks", rack),
+                               hint=did_you_mean(rack, self.d.racks))
+            self.out.rack_counts[rack] += mult * n
+        for sub, n in pod.pods.items():
+            self.visit(sub, mult * n, ("pods", name, "pods", sub), stack + (name,))
+        self.pod_domains(name, pod, mult)
+        for ci, c in enumerate(pod.cooling):
+            unit = self.get(c.type, "cooling_unit", ("pods", name, "cooling", ci, "type"))
+            if unit.placement == "in_rack":  # type: ignore[attr-defined]
+                raise self.err(f"{unit.slug!r} is an in-rack unit", ("pods", name, "cooling", ci),
+                               hint="mount it in a rack layout's contents")
+            self.out.pod_cooling.append(
+                PodCoolingUse(unit, c.count, name, mult, tuple(pod.racks.items()))  # type: ignore[arg-type]
+            )
+
+    def pod_domains(self, name: str, pod, mult: int) -> None:
+        switched = {r: n for r, n in pod.racks.items()
+                    if self.out.layouts[r].count("nvlink_switch_tray")}
+        rpd = pod.scale_up.racks_per_domain if pod.scale_up else 1
+        total = sum(switched.values())
+        cable = None
+        if pod.scale_up and pod.scale_up.cross_rack_cable:
+            cable = self.get(pod.scale_up.cross_rack_cable, "cable",
+                             ("pods", name, "scale_up", "cross_rack_cable"))
+        if not switched:
+            if rpd > 1:
+                raise self.err("scale_up.racks_per_domain > 1 but no rack of this pod has "
+                               "NVLink switch trays", ("pods", name, "scale_up"),
+                               cls=InfeasibleDesignError)
+            return
+        domains = total // rpd
+        if total % rpd or any((n * 1) % domains for n in switched.values()):
+            raise self.err(f"{total} racks with NVLink switch trays do not split into domains "
+                           f"of {rpd} racks", ("pods", name, "scale_up", "racks_per_domain"),
+                           hint="make the rack count a multiple of racks_per_domain",
+                           cls=InfeasibleDesignError)
+        shape = {r: n // domains for r, n in switched.items()}
+        if rpd > 1 and cable is None:
+            raise self.err("a domain over several racks needs scale_up.cross_rack_cable",
+                           ("pods", name, "scale_up"), hint="name the copper cable set's slug")
+        self.add_domain(name, shape, mult * domains, cable)
+
+    def add_domain(self, pod, shape: dict[str, int], count: int, cable) -> None:
+        key = tuple(sorted(shape.items()))
+        for i, s in enumerate(self.out.domain_shapes):
+            if s.layouts == key and s.pod == pod:
+                self.out.domain_shapes[i] = DomainShape(key, s.count + count, pod, cable)
+                return
+        self.out.domain_shapes.append(DomainShape(key, count, pod, cable))

@@ -1,0 +1,30 @@
+"""Shared fixtures: the shipped catalog, design paths, and a CLI runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[1]
+DESIGNS = ROOT / "designs"
+CATALOGS = ROOT / "catalogs"
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    from infra.models.catalog import load_catalog
+
+    return load_catalog(CATALOGS)
+
+
+@pytest.fixture()
+def run_cli():
+    """Run ``infra ARGS`` in-process; returns the click Result."""
+    from infra.cli.main import cli
+
+    def _run(*args: str):
+        return CliRunner().invoke(cli, list(args), obj={})
+
+    return _run

@@ -1,0 +1,114 @@
+"""Shipped designs against figures computed by hand from the catalog's datasheet values."""
+
+from __future__ import annotations
+
+import json
+
+import openpyxl
+import pytest
+
+from conftest import DESIGNS
+from infra.analysis.summary import analyze_file
+
+
+@pytest.fixture(scope="module")
+def aws(catalog):
+    return analyze_file(DESIGNS / "aws_nvl36x2.yaml", catalog)
+
+
+@pytest.fixture(scope="module")
+def nvl72(catalog):
+    return analyze_file(DESIGNS / "gb200_nvl72.yaml", catalog)
+
+
+def test_aws_nvl36x2_counts(aws):
+    m = aws.metrics()
+    # 2 racks x 9 trays = 18 trays; x 2 GB200 = 36 superchips = 36 Grace + 72 B200
+    assert (m["racks"], m["compute_trays"], m["cpus"], m["gpus"]) == (2, 18, 36, 72)
+    bom = {r.slug: r.count for r in aws.bom}
+    assert bom["aws-nitro-400g"] == 18 * 8  # 8 x 400G Nitro per tray
+    assert bom["aws-nitro-200g-dpu"] == 18
+    assert bom["nvidia-nvlink5-switch-tray"] == 2 * 9
+    assert bom["nvidia-nvlink5-switch-chip"] == 2 * 9 * 2  # 36 chips, vs 18 in NVL72
+    assert bom["aws-in-rack-tor"] == 2 * 6
+
+
+def test_aws_nvl36x2_compute(aws):
+    m = aws.metrics()
+    # HBM: 72 x 186 GB = 13,392 GB = 13.392 TB (GB200 page: 372 GB per superchip)
+    assert m["hbm_tbyte"] == pytest.approx(13.392)
+    # 72 x 8 TB/s = 576 TB/s (NVL72 page: 576 TB/s)
+    assert m["hbm_tbyte_s"] == pytest.approx(576)
+    # dense: 72 x 2,500 TF BF16 = 180 PF; FP8 72 x 5,000 = 360 PF; FP4 72 x 10,000 = 720 PF
+    assert m["peak_dense_pflops_bf16"] == pytest.approx(180)
+    assert m["peak_dense_pflops_fp8"] == pytest.approx(360)
+    assert m["peak_dense_pflops_fp4"] == pytest.approx(720)
+    # no published MAMF for GB200: achievable is unknown, not guessed
+    assert m["achievable_pflops_bf16"] is None
+    assert aws.compute.gpus_without_mamf == {"nvidia-b200-gb200": 72}
+
+
+def test_aws_nvl36x2_power(aws):
+    m = aws.metrics()
+    # per tray: 2 x 2,700 W GB200 [AN] = 5,400 W (Nitro, switch, overhead unpublished)
+    # per rack: 9 x 5.4 kW = 48.6 kW; two racks 97.2 kW; facility x PUE 1.2 = 116.64 kW
+    assert m["it_power_kw"] == pytest.approx(97.2)
+    assert m["facility_power_kw"] == pytest.approx(116.64)
+    assert m["liquid_heat_kw"] == pytest.approx(97.2)  # superchips are cold-plate cooled
+    assert "aws-nitro-400g" in aws.power.unknown  # a lower bound, and it says so
+
+
+def test_aws_irhx_count_unknown_not_guessed(aws):
+    (row,) = aws.cooling.rows
+    assert row.unit == "aws-irhx" and row.needed is None
+    assert row.heat_kw == pytest.approx(97.2)
+
+
+def test_nvl72_figures(nvl72):
+    m = nvl72.metrics()
+    # 18 trays x 4 B200 = 72 GPUs, 36 Grace
+    assert (m["gpus"], m["cpus"], m["racks"], m["compute_trays"]) == (72, 36, 1, 18)
+    # tray: 2 x 2,700 W GB200 + 2 x 150 W BlueField-3 = 5,700 W; rack 18 x 5.7 = 102.6 kW
+    assert m["it_power_kw"] == pytest.approx(102.6)
+    # liquid: superchips (CX-7 power unpublished) 18 x 5.4 kW = 97.2 kW; air 18 x 0.3 = 5.4
+    assert m["liquid_heat_kw"] == pytest.approx(97.2)
+    assert m["air_heat_kw"] == pytest.approx(5.4)
+    (rack,) = nvl72.power.racks
+    assert rack.supply_kw == 8 * 33  # 8 x 33 kW power shelves = 264 kW
+    cdu = next(r for r in nvl72.cooling.rows if r.unit == "supermicro-gb300-in-rack-cdu")
+    assert cdu.capacity_kw == 250 and cdu.needed == 1  # ceil(97.2 / 250) = 1
+
+
+def test_json_and_xlsx_reports_agree(tmp_path, run_cli):
+    res = run_cli("design", str(DESIGNS / "aws_nvl36x2.yaml"), "--report", "json",
+                  "--report", "xlsx", "-o", str(tmp_path), "-q")
+    assert res.exit_code == 0, res.output
+    data = json.loads((tmp_path / "aws_nvl36x2.json").read_text())
+    for key in ["gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "peak_dense_pflops_bf16",
+                "peak_dense_pflops_fp8", "peak_dense_pflops_fp4", "it_power_kw",
+                "facility_power_kw"]:
+        assert key in data["metrics"]
+    assert data["design"]["source_file"].endswith("aws_nvl36x2.yaml")
+    wb = openpyxl.load_workbook(tmp_path / "aws_nvl36x2.xlsx")
+    ws = wb["Summary"]
+    sheet = {r[0]: r[1] for r in ws.iter_rows(min_row=5, values_only=True)}
+    for key, value in data["metrics"].items():
+        assert sheet[key] == value, key
+    bom = wb["Bill of materials"]
+    header = [c.value for c in bom[1]]
+    rows = [dict(zip(header, r)) for r in bom.iter_rows(min_row=2, values_only=True)]
+    assert rows == data["tables"]["bill_of_materials"]
+
+
+def test_fp4_zero_where_unsupported(catalog):
+    from collections import Counter
+
+    from infra.analysis.compute import aggregate
+
+    # a GPU with fp4: 0 (unsupported) sums to 0, an unknown precision gives None
+    b200 = catalog.get("nvidia-b200-gb200")
+    fake = b200.model_copy(update={"peak_dense_tflops": b200.peak_dense_tflops.model_copy(
+        update={"fp4": 0.0, "fp6": None})})
+    s = aggregate(Counter({"x": 2}), {"x": fake})
+    assert s.peak_dense_pflops["fp4"] == 0
+    assert s.peak_dense_pflops["fp6"] is None
