@@ -39,11 +39,10 @@ def design(files, reports, outdir, catalog_dir, quiet) -> None:
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
 def validate(files, catalog_dir) -> None:
     """Check design or catalog FILE(s); exit 2 on the first error."""
+    from infra.analysis.validate import validate_file
     from infra.models.catalog import load_catalog
-    from infra.models.resolve import load_design
-    from infra.models.validate import validate_file
 
     catalog = load_catalog(catalog_dir)
     for f in files:
-        kind = validate_file(Path(f), catalog, load_design)
+        kind = validate_file(Path(f), catalog)
         click.echo(f"ok  {f}  ({kind})")

@@ -1,4 +1,5 @@
-"""Validate a single file: a catalog entry (has ``kind:``) or a design."""
+"""Validate one file: a catalog entry (has ``kind:``) or a design (loaded and analysed,
+so power, cooling and space limits are checked too)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from infra.models.catalog import Catalog, parse_entry
 from infra.models.yamlio import read_yaml
 
 
-def validate_file(path: Path, catalog: Catalog, load_design) -> str:
+def validate_file(path: Path, catalog: Catalog) -> str:
     """Return what ``path`` is ("design" or the catalog kind); raise on any error."""
     data = read_yaml(path, CatalogError) if path.exists() else None
     if isinstance(data, dict) and "kind" in data and "build" not in data:
         return parse_entry(data, path).kind
-    load_design(path, catalog)
+    from infra.analysis.summary import analyze_file
+
+    analyze_file(path, catalog)
     return "design"

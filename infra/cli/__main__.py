@@ -1,0 +1,3 @@
+from infra.cli.main import main
+
+main()

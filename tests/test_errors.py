@@ -1,0 +1,168 @@
+"""Each kind of bad input: one clear message naming file, YAML path/line and fix; exit 2."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import pytest
+
+from conftest import DESIGNS
+
+GOOD = (DESIGNS / "aws_nvl36x2.yaml").read_text()
+
+
+def write(tmp_path, text: str, name: str = "d.yaml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def check(run_cli, path, *fragments):
+    res = run_cli("validate", str(path))
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    for f in fragments:
+        assert f in res.output, (f, res.output)
+    return res.output
+
+
+def test_malformed_yaml(tmp_path, run_cli):
+    p = write(tmp_path, "name: x\nracks: {a: [1, 2}\n")
+    check(run_cli, p, "d.yaml:2", "malformed YAML")
+
+
+def test_unknown_key(tmp_path, run_cli):
+    p = write(tmp_path, GOOD.replace("pods:\n", "podz: {}\npods:\n"))
+    out = check(run_cli, p, "unknown key 'podz'", "remove it or fix its spelling")
+    assert "d.yaml:" in out
+
+
+def test_unknown_slug_suggests_nearest(tmp_path, run_cli):
+    p = write(tmp_path, GOOD.replace("type: aws-gb200-compute-tray", "type: aws-gb200-compute-try"))
+    check(run_cli, p, "racks.nvl36.contents[1].type", "unknown catalog slug 'aws-gb200-compute-try'",
+          "did you mean 'aws-gb200-compute-tray'")
+
+
+def test_wrong_kind(tmp_path, run_cli):
+    p = write(tmp_path, GOOD.replace("type: aws-nvl36-rack", "type: aws-irhx"))
+    check(run_cli, p, "racks.nvl36.type", "'aws-irhx' is a cooling_unit, expected rack")
+
+
+def test_wrong_type(tmp_path, run_cli):
+    p = write(tmp_path, GOOD.replace("ultraserver: 1", "ultraserver: many"))
+    check(run_cli, p, "build.ultraserver", "valid integer")
+
+
+def test_negative_count(tmp_path, run_cli):
+    p = write(tmp_path, GOOD.replace("count: 9}", "count: -9}", 1))
+    check(run_cli, p, "racks.nvl36.contents[1].count", "greater than or equal to 1")
+
+
+def test_missing_file(tmp_path, run_cli):
+    check(run_cli, tmp_path / "nope.yaml", "nope.yaml", "file not found")
+
+
+def test_reference_loop(tmp_path, run_cli):
+    p = write(tmp_path, """\
+        name: loop
+        racks:
+          r: {type: aws-nvl36-rack, contents: []}
+        pods:
+          a: {pods: {b: 1}}
+          b: {pods: {a: 1}}
+        build: {a: 1}
+        """)
+    check(run_cli, p, "reference loop: a -> b -> a")
+
+
+def test_contents_over_rack_height(tmp_path, run_cli):
+    p = write(tmp_path, GOOD.replace("{type: aws-gb200-compute-tray, count: 9}",
+                                     "{type: aws-gb200-compute-tray, count: 20}"))
+    # 6 x 1U ToR + 20 x 2U trays + 9 x 1U switch trays = 55U > 48U
+    check(run_cli, p, "contents need 55U", "has 48U")
+
+
+NVL72_RACK = """\
+name: t
+racks:
+  nvl72:
+    type: nvidia-gb200-nvl72-rack
+    contents:
+      - {type: nvidia-mgx-33kw-power-shelf, count: SHELVES}
+      - {type: nvidia-gb200-compute-tray, count: 18}
+      - {type: nvidia-nvlink5-switch-tray, count: 9, cooling: liquid}
+"""
+
+
+def test_power_over_shelf_capacity(tmp_path, run_cli):
+    text = NVL72_RACK.replace("SHELVES", "3") + (
+        "pods:\n  p:\n    racks: {nvl72: 1}\n    cooling: [{type: aws-irhx}]\nbuild: {p: 1}\n")
+    p = write(tmp_path, text)
+    # 18 trays x 5.7 kW (2 x 2.7 kW GB200 + 2 x 150 W BlueField-3) = 102.6 kW IT
+    # > 3 shelves x 33 kW = 99 kW supply
+    check(run_cli, p, "draws 102.6 kW IT", "supply 99 kW", "add power shelves",
+          "racks.nvl72.contents")
+
+
+def test_cooling_short_of_heat(tmp_path, run_cli, catalog):
+    # one in-row CDU for more NVL72 racks than it can cool; each rack has
+    # 18 x 5.4 kW = 97.2 kW of liquid heat (GB200 superchips on cold plates)
+    cdu = next(c for c in catalog.of_kind("cooling_unit")
+               if c.placement == "in_row" and c.removes == "liquid" and c.capacity_kw)
+    racks = math.floor(cdu.capacity_kw / 97.2) + 1
+    text = NVL72_RACK.replace("SHELVES", "8") + (
+        f"pods:\n  p:\n    racks: {{nvl72: {racks}}}\n"
+        f"    cooling: [{{type: {cdu.slug}, count: 1}}]\nbuild: {{p: 1}}\n")
+    p = write(tmp_path, text)
+    check(run_cli, p, f"1 x {cdu.slug} remove {cdu.capacity_kw:g} kW",
+          f"short of the {racks * 97.2:.1f} kW liquid heat load", "pods.p.cooling")
+
+
+def test_liquid_heat_without_any_cdu(tmp_path, run_cli):
+    text = GOOD.replace("    cooling:\n      - {type: aws-irhx}\n", "")
+    p = write(tmp_path, text)
+    check(run_cli, p, "48.6 kW of liquid heat per rack of 'nvl36' has no CDU")
+
+
+def test_debug_shows_traceback(tmp_path, run_cli):
+    p = tmp_path / "nope.yaml"
+    res = run_cli("--debug", "validate", str(p))
+    assert res.exit_code != 0 and res.exception is not None
+
+
+def test_failed_run_leaves_no_partial_report(tmp_path, run_cli, monkeypatch):
+    from infra.reports import xlsx_report
+
+    def boom(wb_path):
+        wb_path.write_bytes(b"half")
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(xlsx_report, "build_workbook", lambda data: type("W", (), {"save": staticmethod(boom)})())
+    res = run_cli("design", str(DESIGNS / "aws_nvl36x2.yaml"), "--report", "xlsx", "-o",
+                  str(tmp_path), "-q")
+    assert res.exit_code != 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_catalog_errors(tmp_path, run_cli):
+    p = write(tmp_path, """\
+        kind: gpu
+        slug: bad-gpu
+        vendor: x
+        name: x
+        form_factor: x
+        hbm_gbytes: 80
+        peak_dense_tflops: {}
+        sources: [{id: a, title: t, url: u, tag: D}]
+        """, "bad-gpu.yaml")
+    check(run_cli, p, "bad-gpu.yaml:6", "unknown key 'hbm_gbytes'")
+    p2 = write(tmp_path, "kind: gpux\nslug: x\n", "x.yaml")
+    check(run_cli, p2, "unknown kind 'gpux'", "did you mean 'gpu'")
+
+
+@pytest.mark.parametrize("args", [["catalog", "show", "nvidia-b200-gb20"], ["catalog", "list", "gpus"]])
+def test_catalog_cli_errors(run_cli, args):
+    res = run_cli(*args)
+    assert res.exit_code == 2
+    assert "did you mean" in res.output
