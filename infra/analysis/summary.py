@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from infra.analysis.bandwidth import DesignBandwidth, bandwidth_metrics, design_bandwidth
+from infra.analysis.blast_radius import BlastRow, blast_radius
 from infra.analysis.bom import BomRow, bill_of_materials
 from infra.analysis.compute import ComputeSummary, layout_compute, summarize_compute
 from infra.analysis.cooling import DesignCooling, design_cooling
@@ -28,6 +30,8 @@ class DesignAnalysis:
     compute: ComputeSummary
     power: DesignPower
     cooling: DesignCooling
+    bandwidth: DesignBandwidth
+    blast: list[BlastRow]
     extra_metrics: dict[str, Any] = field(default_factory=dict)
     extra_tables: dict[str, list[dict]] = field(default_factory=dict)
 
@@ -53,6 +57,9 @@ class DesignAnalysis:
         m["liquid_heat_kw"] = _r(self.cooling.liquid_kw)
         m["air_heat_kw"] = _r(self.cooling.air_kw)
         m["power_unknown_parts_count"] = len(p.unknown)
+        m.update(bandwidth_metrics(self.bandwidth))
+        lost = max((b.gpus_lost for b in self.blast), default=0)
+        m["worst_single_failure_gpus"] = lost
         m.update(self.extra_metrics)
         return m
 
@@ -80,6 +87,22 @@ class DesignAnalysis:
                  "sized_in": c.sized_in, "needed": c.needed, "installed": c.installed,
                  "instances": c.instances, "total_units": c.total_units, "note": c.note}
                 for c in self.cooling.rows],
+            "bandwidth": [asdict(b) for b in self.bandwidth.trays],
+            "scale_up_domains": [
+                {"domain": d.name, "scope": d.scope, "count": d.count, "gpus": d.gpus,
+                 "gpu": d.gpu.slug, "racks": d.racks, "topology": d.topology,
+                 "links_per_gpu": d.links_per_gpu, "gbyte_s_per_gpu": d.gbyte_s_per_gpu,
+                 "bisection_gbyte_s": d.bisection_gbyte_s, "switch_chips": d.switch_chips,
+                 "cross_rack_links": d.cross_rack_links}
+                for d in self.bandwidth.domains],
+            "pcie": [
+                {"tray": l.tray, "link": l.link, "kind": l.kind, "gen": l.gen, "lanes": l.lanes,
+                 "capacity_gbit_s": _r(l.capacity_gbit_s, 2), "demand_gbit_s": l.demand_gbit_s,
+                 "allocated_gbit_s": _r(l.allocated_gbit_s, 2),
+                 "oversubscription_ratio": _r(l.oversubscription, 3),
+                 "throttles": ", ".join(l.users) if l.oversubscription > 1 + 1e-9 else ""}
+                for c in self.bandwidth.contention.values() for l in c.links],
+            "blast_radius": [asdict(b) for b in self.blast],
             "assumptions": self._assumptions(),
         }
         t.update(self.extra_tables)
@@ -135,7 +158,8 @@ def analyze(rd: ResolvedDesign) -> DesignAnalysis:
     power = design_power(rd)
     cooling = design_cooling(rd, power)
     bom = bill_of_materials(rd, cooling.unit_counts())
-    return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling)
+    return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
+                          blast_radius(rd, power, cooling))
 
 
 def analyze_file(path: Path | str, catalog: Catalog | None = None) -> DesignAnalysis:

@@ -1,0 +1,291 @@
+"""Blast radius: what one failure of each kind of component takes down.
+
+For each component kind the design contains, one representative instance fails and the
+analysis reports GPUs lost (unusable), GPUs degraded (and the share of bandwidth the
+worst of them keeps), NVLink domains broken, the share of cluster peak FLOPS lost, and
+the largest job (GPUs) still placeable in one healthy NVLink partition.
+
+Semantics
+---------
+- NVLink partition mode (design setting, NVIDIA's two modes): ``full_bandwidth`` - a
+  GPU that loses any NVLink link cannot be in a partition; ``adaptive_bandwidth`` - it
+  keeps running with the links it has left (degraded).
+- In a two-rack domain, each rack's healthy GPUs form their own partition when the
+  cross-rack links are not all intact (the NVL36x2 selling point: 36 survive).
+- A compute tray is one node: its CPU, superchip or tray failing loses its GPUs.
+- A NIC or PCIe switch failing degrades the GPUs whose scale-out share drops
+  (effective bandwidth after / before); GPUs that lose their only path to a CPU are lost.
+- Power shelves, PDUs and cooling units: if the remaining units still carry the load
+  (N+1), nothing is lost; otherwise every rack they serve is lost.
+- ``domains_broken`` counts domains that can no longer host a job on all their GPUs.
+
+Everything is evaluated once per domain shape / tray type and multiplied by counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from infra.analysis.bandwidth import SCALE_OUT
+from infra.analysis.cooling import DesignCooling
+from infra.analysis.pcie import tray_contention
+from infra.analysis.power import DesignPower
+from infra.models.expand import expand_tray
+from infra.models.resolve import ResolvedDesign
+from infra.topology.scaleup import ScaleUpDomain, scale_up_domains
+
+
+@dataclass(frozen=True)
+class BlastRow:
+    component_kind: str
+    component: str
+    count: int  # such components in the cluster
+    gpus_lost: int
+    gpus_degraded: int
+    degraded_bandwidth_fraction: float | None  # kept by the worst degraded GPU
+    domains_broken: int
+    largest_placeable_job_gpus: int
+    cluster_flops_lost_fraction: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Effect:
+    lost: int
+    degraded: int
+    fraction: float | None
+    partitions: tuple[int, ...]
+
+
+def domain_effect(dom: ScaleUpDomain, failed: set[str], mode: str) -> Effect:
+    """Effect of failing graph nodes ``failed`` (and everything inside them) on ``dom``.
+
+    Examples
+    --------
+    >>> from infra.models.resolve import load_design
+    >>> dom = scale_up_domains(load_design("designs/aws_nvl36x2.yaml"))[0]
+    >>> domain_effect(dom, {"r0.backplane"}, "full_bandwidth").partitions
+    (36,)
+    """
+    g = dom.graph
+    dead = {n for n in g if any(n == f or n.startswith(f + ".") for f in failed)}
+    gpus = [n for n, d in g.nodes(data=True) if d["kind"] == "gpu"]
+    alive = [n for n in gpus if n not in dead]
+
+    def ok(u: str, v: str, d: dict) -> bool:
+        return d.get("kind") == "nvlink" and u not in dead and v not in dead and d.get("via") not in dead
+
+    if dom.topology == "none":
+        return Effect(len(gpus) - len(alive), 0, None, tuple(1 for _ in alive))
+    if dom.topology == "mesh":
+        return Effect(len(gpus) - len(alive), 0, None, (len(alive),) if alive else ())
+    links = {n: sum(d["links"] for u, v, d in g.edges(n, data=True) if ok(u, v, d)) for n in alive}
+    full = dom.links_per_gpu
+    if mode == "full_bandwidth":
+        healthy = [n for n in alive if links[n] == full]
+        cross = [ok(u, v, d) for u, v, d in g.edges(data=True) if d.get("via") == "xrack"]
+        if cross and not all(cross):
+            parts = [sum(1 for n in healthy if g.nodes[n]["rack"] == r) for r in ("r0", "r1")]
+        else:
+            parts = [len(healthy)]
+        parts = tuple(p for p in parts if p)
+        return Effect(len(gpus) - sum(parts), 0, None, parts)
+    usable = {n for n in alive if links[n] > 0}
+    sub = nx.Graph()
+    sub.add_nodes_from(usable)
+    sub.add_edges_from((u, v) for u, v, d in g.edges(data=True) if ok(u, v, d))
+    parts = tuple(sorted((len(c & usable) for c in nx.connected_components(sub) if c & usable),
+                         reverse=True))
+    deg = [n for n in usable if links[n] < full]
+    frac = min((links[n] / full for n in deg), default=None)
+    return Effect(len(gpus) - sum(parts), len(deg), frac, parts)
+
+
+def blast_radius(rd: ResolvedDesign, power: DesignPower, cooling: DesignCooling) -> list[BlastRow]:
+    """One row per component kind (and SKU) of ``rd``."""
+    ctx = _Ctx(rd, power, cooling)
+    for dom in scale_up_domains(rd):
+        ctx.domain_rows(dom)
+    for tray in rd.tray_types():
+        ctx.tray_rows(tray)
+    ctx.infra_rows()
+    return ctx.rows
+
+
+class _Ctx:
+    def __init__(self, rd: ResolvedDesign, power: DesignPower, cooling: DesignCooling) -> None:
+        self.rd, self.power, self.cooling = rd, power, cooling
+        self.mode = rd.design.assumptions.nvlink_partition_mode
+        self.domains = scale_up_domains(rd)
+        self.rows: list[BlastRow] = []
+        self.total_gpus = sum(d.gpus * d.count for d in self.domains)
+        self.total_flops = sum(self._flops(d) * d.gpus * d.count for d in self.domains) or 1.0
+
+    @staticmethod
+    def _flops(d: ScaleUpDomain) -> float:
+        return d.gpu.peak_dense_tflops.bf16 or 1.0
+
+    def largest_elsewhere(self, dom: ScaleUpDomain | None, broken: int = 1) -> int:
+        sizes = [d.gpus for d in self.domains if d is not dom and d.count]
+        if dom is not None and dom.count > broken:
+            sizes.append(dom.gpus)
+        return max(sizes, default=0)
+
+    def add(self, kind, comp, count, dom, eff: Effect, broken, note="", gpu_flops=None) -> None:
+        flops = (gpu_flops if gpu_flops is not None else (self._flops(dom) if dom else 0.0))
+        largest = max(max(eff.partitions, default=0), self.largest_elsewhere(dom, broken))
+        self.rows.append(BlastRow(kind, comp, count, eff.lost, eff.degraded,
+                                  None if eff.fraction is None else round(eff.fraction, 4),
+                                  broken, largest, round(eff.lost * flops / self.total_flops, 6),
+                                  note))
+
+    def domain_rows(self, dom: ScaleUpDomain) -> None:
+        g, n = dom.graph, dom.count
+        first = {k: sorted(x for x, d in g.nodes(data=True) if d["kind"] == k)
+                 for k in ("gpu", "nvlink_switch_chip", "nvlink_switch_tray", "rack")}
+        label = f"in {dom.name}"
+        cases = [("gpu", first["gpu"][:1], dom.gpus * n, "one GPU")]
+        if first["nvlink_switch_chip"]:
+            cases.append(("nvlink_switch_chip", first["nvlink_switch_chip"][:1],
+                          dom.switch_chips * n, "one NVLink switch chip"))
+        if first["nvlink_switch_tray"]:
+            cases.append(("nvlink_switch_tray", first["nvlink_switch_tray"][:1],
+                          len(first["nvlink_switch_tray"]) * n, "one NVLink switch tray"))
+        if dom.scope == "rack":
+            cases.append(("nvlink_backplane", ["r0.backplane"], dom.racks * n,
+                          "one rack's NVLink cable cartridge"))
+            if dom.racks == 2:
+                cases.append(("nvlink_backplane", ["xrack"], n, "the cross-rack NVLink cable set"))
+        for kind, failed, count, what in cases:
+            eff = domain_effect(dom, set(failed), self.mode)
+            broken = 0 if max(eff.partitions, default=0) == dom.gpus else 1
+            note = f"{what}; partitions left: {list(eff.partitions) or 'none'} ({self.mode})"
+            self.add(kind, f"{what} {label}", count, dom, eff, broken, note)
+
+    def tray_rows(self, tray) -> None:
+        rd = self.rd
+        dom = next((d for d in self.domains
+                    if any(x.get("slug") == tray.slug for _, x in d.graph.nodes(data=True)
+                           if x["kind"] == "compute_tray")), None)
+        if dom is None:
+            return
+        trays = rd.tray_counts()[tray.slug]
+        tnode = next(x for x, d in sorted(dom.graph.nodes(data=True))
+                     if d["kind"] == "compute_tray" and d["slug"] == tray.slug)
+        lay = expand_tray(tray, rd.catalog)
+        node_eff = domain_effect(dom, {tnode}, self.mode)
+        broken = 1 if dom.gpus > 1 and dom.topology != "none" else 0
+        for kind in ("compute_tray", "superchip", "cpu"):
+            count = trays if kind == "compute_tray" else trays * lay.count(kind)
+            if count:
+                self.add(kind, f"{tray.slug}" if kind == "compute_tray" else
+                         f"{lay.of_kind(kind)[0].part.slug} in {tray.slug}", count, dom, node_eff,
+                         broken, "the tray is one node: its GPUs go down with it")
+        base = tray_contention(tray, rd.catalog).per_source(SCALE_OUT)
+        gpus = [i.name for i in lay.of_kind("gpu")]
+        for kind in ("nic", "pcie_switch"):
+            by_slug: dict[str, list[str]] = {}
+            for inst in lay.of_kind(kind):
+                by_slug.setdefault(inst.part.slug, []).append(inst.name)
+            for slug, names in by_slug.items():
+                worst = max((self._component_failure(tray, n, gpus, base) for n in names),
+                            key=lambda e: (e.lost, e.degraded, -(e.fraction or 1)))
+                eff = worst
+                if eff.lost:
+                    failed = {f"{tnode}.{g}" for g in self._lost_gpus(tray, names[0], gpus)}
+                    eff = Effect(eff.lost, eff.degraded, eff.fraction,
+                                 domain_effect(dom, failed, self.mode).partitions)
+                self.add(kind, f"{slug} in {tray.slug}", trays * len(names), dom, eff,
+                         1 if eff.lost and dom.gpus > 1 else 0,
+                         "scale-out share kept by the worst affected GPU (all flows at once)")
+
+    def _lost_gpus(self, tray, failed: str, gpus: list[str]) -> list[str]:
+        from infra.topology.tray import tray_graph
+
+        g = tray_graph(tray, self.rd.catalog)
+        keep = nx.subgraph_view(g, filter_node=lambda n: n != failed and g.nodes[n]["kind"] != "nic",
+                                filter_edge=lambda a, b: g.edges[a, b]["kind"] != "contains")
+        cpus = [n for n, d in g.nodes(data=True) if d["kind"] == "cpu"]
+        return [x for x in gpus if not any(nx.has_path(keep, x, c) for c in cpus)]
+
+    def _component_failure(self, tray, name: str, gpus: list[str], base) -> Effect:
+        lost = self._lost_gpus(tray, name, gpus)
+        after = tray_contention(tray, self.rd.catalog, frozenset({name})).per_source(SCALE_OUT)
+        deg = []
+        for gpu in gpus:
+            if gpu in lost or gpu not in base or base[gpu][1] <= 0:
+                continue
+            kept = after.get(gpu, (0.0, 0.0))[1] / base[gpu][1]
+            if kept < 1 - 1e-9:
+                deg.append(kept)
+        return Effect(len(lost), len(deg), min(deg) if deg else None, ())
+
+    def infra_rows(self) -> None:
+        rd = self.rd
+        for rp in self.power.racks:
+            lay = rd.layouts[rp.layout]
+            dom, rack_gpus, per_rack_domains = self._rack_context(rp.layout)
+            if dom is None:
+                continue
+            rack_eff = self._rack_effect(dom, rp.layout, rack_gpus)
+            self.add("rack", f"{rp.layout} ({lay.rack.slug})", rp.racks, dom, rack_eff,
+                     per_rack_domains, "whole rack down")
+            units: dict[str, list] = {}
+            for item in lay.items:
+                if item.part.kind in ("power_shelf", "pdu", "cooling_unit"):
+                    units.setdefault(item.part.slug, [item.part, 0])[1] += item.count
+            for part, count in units.values():
+                load = rp.liquid_kw if part.kind == "cooling_unit" else rp.it_kw
+                cap = part.capacity_kw  # type: ignore[attr-defined]
+                redundant = cap is not None and (count - 1) * cap >= load
+                eff = Effect(0, 0, None, (dom.gpus,)) if redundant else rack_eff
+                note = (f"{count - 1} x {cap:g} kW left carry {load:.1f} kW" if redundant
+                        else f"the rest cannot carry {load:.1f} kW: the rack goes down")
+                self.add(part.kind, f"{part.slug} in {rp.layout}", count * rp.racks, dom, eff,
+                         0 if redundant else per_rack_domains, note)
+        for row in self.cooling.rows:
+            if not row.scope.startswith("pod:"):
+                continue
+            self._pod_cooling_row(row)
+
+    def _rack_context(self, layout: str):
+        for d in self.domains:
+            if d.scope == "rack" and any(x.get("kind") == "rack" for _, x in d.graph.nodes(data=True)):
+                names = {ln for s in self.rd.domain_shapes for ln, _ in s.layouts}
+                if layout in names:
+                    return d, d.gpus // d.racks, 1
+        lay = self.rd.layouts[layout]
+        trays = lay.of_kind("compute_tray")
+        if not trays:
+            return None, 0, 0
+        slug = trays[0].part.slug
+        d = next(x for x in self.domains if x.name == f"tray {slug}")
+        n_trays = sum(i.count for i in trays)
+        per = sum(i.count * expand_tray(i.part, self.rd.catalog).count("gpu") for i in trays)
+        return d, per, n_trays if d.gpus > 1 else 0
+
+    def _rack_effect(self, dom: ScaleUpDomain, layout: str, rack_gpus: int) -> Effect:
+        if dom.scope == "rack":
+            return domain_effect(dom, {"r0"}, self.mode)
+        return Effect(rack_gpus, 0, None, ())
+
+    def _pod_cooling_row(self, row) -> None:
+        rd = self.rd
+        use = next(u for u in rd.pod_cooling if f"pod:{u.pod}" == row.scope and u.unit.slug == row.unit)
+        gpus = 0
+        for ln, n in use.racks:
+            _, per, _ = self._rack_context(ln)
+            gpus += per * n
+        n_units = row.installed if row.installed is not None else row.needed
+        redundant = (row.capacity_kw is not None and n_units is not None
+                     and (n_units - 1) * row.capacity_kw >= row.heat_kw)
+        dom = self.domains[0] if self.domains else None
+        broken = sum(1 for s in rd.domain_shapes if s.pod == use.pod) or 1
+        eff = Effect(0 if redundant else gpus, 0, None, ())
+        note = ("N+1: the remaining units carry the load" if redundant else
+                f"serves every rack of pod {use.pod!r}: {row.heat_kw:.1f} kW "
+                f"({'count unknown: capacity unpublished' if n_units is None else f'{n_units} unit(s), no spare'})")
+        self.add("cooling_unit", f"{row.unit} (pod {use.pod})", row.total_units or use.pod_count,
+                 dom, eff, 0 if redundant else broken, note)

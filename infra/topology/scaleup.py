@@ -1,0 +1,226 @@
+"""Scale-up (NVLink / Infinity Fabric) domains as networkx graphs, one per domain *shape*.
+
+A design's GPUs fall into domains of a few shapes (an NVL72 rack, an NVL36x2 rack pair,
+an 8-GPU HGX baseboard, a GPU with no scale-up). Each shape's graph is built once and
+counted (:attr:`ScaleUpDomain.count`), never copied per instance.
+
+Wiring rules
+------------
+- Rack domains: every GPU spreads its ``links`` over the switch chips of its own rack
+  (one link per chip in NVL72: 18 links, 18 chips); the rack's cable cartridge
+  (``<rack>.backplane``) carries those links.
+- Two-rack domains (NVL36x2): chip *j* of one rack joins chip *j* of the other with the
+  ports its own rack's GPUs leave free (72 - 36 = 36 per chip, 648 per pair), over the
+  cross-rack cable set ``xrack``.
+- Tray domains: HGX baseboards wire GPUs to the tray's switch chips round-robin (H100:
+  18 links over 4 chips = 5/5/4/4); AMD's mesh joins every GPU pair with one link.
+
+Example
+-------
+::
+
+    [r0.t0.sc0.gpu0]==1 link==[r0.s0.c0]==36 links (xrack)==[r1.s0.c0]==[r1.t0.sc0.gpu0]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from infra.errors import TopologyError
+from infra.models.expand import expand_tray
+from infra.models.parts import Gpu, NvlinkSwitchChip
+from infra.models.resolve import DomainShape, ResolvedDesign
+from infra.models.systems import ComputeTray
+
+
+@dataclass
+class ScaleUpDomain:
+    """One domain shape and how many domains of it the design has."""
+
+    name: str
+    scope: str  # rack | tray | gpu
+    count: int
+    gpus: int
+    gpu: Gpu
+    racks: int
+    links_per_gpu: int
+    gbyte_s_per_gpu: float  # per direction
+    bisection_gbyte_s: float  # per direction, worst even split
+    switch_chips: int
+    cross_rack_links: int
+    graph: nx.Graph = field(repr=False)
+    topology: str = "switched"  # switched | mesh | none
+
+
+def scale_up_domains(rd: ResolvedDesign) -> list[ScaleUpDomain]:
+    """Every domain shape of ``rd`` with its count (cached on the design)."""
+    cached = rd.__dict__.get("_domains")
+    if cached is None:
+        cached = [_rack_domain(rd, s) for s in rd.domain_shapes] + _tray_domains(rd)
+        rd.__dict__["_domains"] = cached
+    return cached
+
+
+def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
+    racks = [name for name, n in shape.layouts for _ in range(n)]
+    if len(racks) > 2:
+        raise TopologyError(f"NVLink domains over {len(racks)} racks are not modelled (1 or 2)",
+                            file=str(rd.file), path=("pods", shape.pod or "", "scale_up"))
+    g = nx.Graph()
+    gpu_part = None
+    chips_by_rack: list[list[str]] = []
+    chip_part: NvlinkSwitchChip | None = None
+    gpus = 0
+    for r, lname in enumerate(racks):
+        lay = rd.layouts[lname]
+        rack = f"r{r}"
+        g.add_node(rack, kind="rack", slug=lay.rack.slug)
+        g.add_node(f"{rack}.backplane", kind="nvlink_backplane")
+        g.add_edge(rack, f"{rack}.backplane", kind="contains")
+        chips = []
+        s = 0
+        for item in lay.of_kind("nvlink_switch_tray"):
+            chip_part = rd.catalog.get(item.part.chips.type)  # type: ignore[attr-defined,assignment]
+            for _ in range(item.count):
+                st = f"{rack}.s{s}"
+                g.add_node(st, kind="nvlink_switch_tray", slug=item.part.slug, rack=rack)
+                g.add_edge(rack, st, kind="contains")
+                for c in range(item.part.chips.count):  # type: ignore[attr-defined]
+                    chip = f"{st}.c{c}"
+                    g.add_node(chip, kind="nvlink_switch_chip", slug=chip_part.slug, rack=rack)
+                    g.add_edge(st, chip, kind="contains")
+                    chips.append(chip)
+                s += 1
+        chips_by_rack.append(chips)
+        t = 0
+        used: Counter = Counter()
+        for item in lay.of_kind("compute_tray"):
+            tray_lay = expand_tray(item.part, rd.catalog)  # type: ignore[arg-type]
+            for _ in range(item.count):
+                tn = f"{rack}.t{t}"
+                g.add_node(tn, kind="compute_tray", slug=item.part.slug, rack=rack)
+                g.add_edge(rack, tn, kind="contains")
+                for inst in tray_lay.of_kind("gpu"):
+                    gpu_part = inst.part
+                    gn = f"{tn}.{inst.name}"
+                    g.add_node(gn, kind="gpu", slug=inst.part.slug, tray=tn, rack=rack)
+                    g.add_edge(tn, gn, kind="contains")
+                    _wire(g, gn, inst.part, chips, f"{rack}.backplane", used, gpus)
+                    gpus += 1
+                t += 1
+        _check_ports(rd, lname, chip_part, used)
+    if gpu_part is None or chip_part is None:
+        raise TopologyError("an NVLink domain needs compute trays and switch trays",
+                            file=str(rd.file), path=("racks", racks[0]))
+    cross = 0
+    if len(racks) == 2:
+        cross = _cross_wire(g, chips_by_rack, chip_part)
+    links = gpu_part.scale_up.links  # type: ignore[union-attr]
+    per_gpu = gpu_part.scale_up.gbyte_s  # type: ignore[union-attr]
+    bis = gpus / 2 * per_gpu
+    if cross:
+        bis = min(bis, cross * chip_part.port_gbyte_s)
+    name = " + ".join(f"{n} x {l}" for l, n in shape.layouts)
+    return ScaleUpDomain(name if not shape.pod else f"{shape.pod} ({name})", "rack", shape.count,
+                         gpus, gpu_part, len(racks), links, per_gpu, bis,
+                         sum(len(c) for c in chips_by_rack), cross, g)
+
+
+def _wire(g, gpu_node, gpu: Gpu, chips: list[str], via: str, used: Counter, index: int) -> None:
+    if gpu.scale_up is None or not chips:
+        return
+    links, n = gpu.scale_up.links, len(chips)
+    for k in range(n):
+        c = chips[(k + index) % n]
+        m = links // n + (1 if k < links % n else 0)
+        if m:
+            g.add_edge(gpu_node, c, kind="nvlink", links=m,
+                       gbyte_s=m * gpu.scale_up.link_gbyte_s, via=via)
+            used[c] += m
+
+
+def _check_ports(rd, lname: str, chip: NvlinkSwitchChip | None, used: Counter) -> None:
+    if chip is None:
+        return
+    for c, n in used.items():
+        if n > chip.ports:
+            raise TopologyError(
+                f"rack layout {lname!r}: GPUs need {n} NVLink ports on switch chip {c}, "
+                f"{chip.slug} has {chip.ports}", file=str(rd.file), path=("racks", lname),
+                hint="add NVLink switch trays or fewer GPUs per rack")
+
+
+def _cross_wire(g, chips_by_rack, chip: NvlinkSwitchChip) -> int:
+    a, b = chips_by_rack
+    if len(a) != len(b):
+        raise TopologyError(f"the two racks have {len(a)} and {len(b)} NVLink switch chips; "
+                            "back-to-back wiring needs the same number")
+    g.add_node("xrack", kind="nvlink_backplane")
+    total = 0
+    for ca, cb in zip(a, b):
+        spare = min(chip.ports - _local(g, ca), chip.ports - _local(g, cb))
+        if spare > 0:
+            g.add_edge(ca, cb, kind="nvlink", links=spare, gbyte_s=spare * chip.port_gbyte_s,
+                       via="xrack")
+            total += spare
+    return total
+
+
+def _local(g, chip: str) -> int:
+    return sum(d["links"] for _, _, d in g.edges(chip, data=True) if d.get("kind") == "nvlink")
+
+
+def _tray_domains(rd: ResolvedDesign) -> list[ScaleUpDomain]:
+    in_rack_domains = {name for s in rd.domain_shapes for name, _ in s.layouts}
+    counts: Counter = Counter()
+    types: dict[str, ComputeTray] = {}
+    for lname, racks in rd.rack_counts.items():
+        if lname in in_rack_domains:
+            continue
+        for item in rd.layouts[lname].of_kind("compute_tray"):
+            counts[item.part.slug] += racks * item.count
+            types[item.part.slug] = item.part  # type: ignore[assignment]
+    return [_tray_domain(rd, types[s], n) for s, n in sorted(counts.items())]
+
+
+def _tray_domain(rd: ResolvedDesign, tray: ComputeTray, trays: int) -> ScaleUpDomain:
+    lay = expand_tray(tray, rd.catalog)
+    gpus = lay.of_kind("gpu")
+    chips = lay.of_kind("nvlink_switch_chip")
+    g = nx.Graph()
+    g.add_node("t0", kind="compute_tray", slug=tray.slug)
+    g.add_node("t0.baseboard", kind="nvlink_backplane")
+    for c in chips:
+        g.add_node(f"t0.{c.name}", kind="nvlink_switch_chip", slug=c.part.slug)
+        g.add_edge("t0", f"t0.{c.name}", kind="contains")
+    gpu: Gpu = gpus[0].part  # type: ignore[assignment]
+    su = gpu.scale_up
+    used: Counter = Counter()
+    for i, inst in enumerate(gpus):
+        g.add_node(f"t0.{inst.name}", kind="gpu", slug=inst.part.slug, tray="t0")
+        g.add_edge("t0", f"t0.{inst.name}", kind="contains")
+        if chips:
+            _wire(g, f"t0.{inst.name}", inst.part, [f"t0.{c.name}" for c in chips],
+                  "t0.baseboard", used, i)
+    topology = "switched" if chips and su else "none"
+    n = len(gpus)
+    if su and su.topology == "mesh" and n > 1:
+        topology = "mesh"
+        for i in range(n):
+            for j in range(i + 1, n):
+                g.add_edge(f"t0.{gpus[i].name}", f"t0.{gpus[j].name}", kind="nvlink", links=1,
+                           gbyte_s=su.link_gbyte_s, via="t0.baseboard")
+    if topology == "none" or su is None:
+        per_gpu, bis, links, n_dom, size = 0.0, 0.0, 0, trays * n, 1
+    else:
+        links = min(su.links, n - 1) if topology == "mesh" else su.links
+        per_gpu = links * su.link_gbyte_s
+        bis = (n / 2) ** 2 * su.link_gbyte_s if topology == "mesh" else n / 2 * per_gpu
+        n_dom, size = trays, n
+    if chips:
+        _check_ports(rd, tray.slug, chips[0].part, used)  # type: ignore[arg-type]
+    return ScaleUpDomain(f"tray {tray.slug}", "tray" if size > 1 else "gpu", n_dom, size, gpu, 0,
+                         links, per_gpu, bis, len(chips), 0, g, topology)
