@@ -99,9 +99,10 @@ class ResolvedDesign:
         return out
 
     def tray_types(self) -> list[ComputeTray]:
+        """Compute tray types used by the cluster's racks."""
         seen: dict[str, ComputeTray] = {}
-        for lay in self.layouts.values():
-            for item in lay.of_kind("compute_tray"):
+        for name in self.rack_counts:
+            for item in self.layouts[name].of_kind("compute_tray"):
                 seen.setdefault(item.part.slug, item.part)  # type: ignore[arg-type]
         return list(seen.values())
 
@@ -205,7 +206,6 @@ class _Resolver:
         switched = {r: n for r, n in pod.racks.items()
                     if self.out.layouts[r].count("nvlink_switch_tray")}
         rpd = pod.scale_up.racks_per_domain if pod.scale_up else 1
-        total = sum(switched.values())
         cable = None
         if pod.scale_up and pod.scale_up.cross_rack_cable:
             cable = self.get(pod.scale_up.cross_rack_cable, "cable",
@@ -216,17 +216,17 @@ class _Resolver:
                                "NVLink switch trays", ("pods", name, "scale_up"),
                                cls=InfeasibleDesignError)
             return
-        domains = total // rpd
-        if total % rpd or any((n * 1) % domains for n in switched.values()):
-            raise self.err(f"{total} racks with NVLink switch trays do not split into domains "
-                           f"of {rpd} racks", ("pods", name, "scale_up", "racks_per_domain"),
-                           hint="make the rack count a multiple of racks_per_domain",
-                           cls=InfeasibleDesignError)
-        shape = {r: n // domains for r, n in switched.items()}
+        for rack, n in switched.items():
+            if n % rpd:
+                raise self.err(f"{n} racks of {rack!r} do not split into NVLink domains of {rpd} "
+                               "racks", ("pods", name, "scale_up", "racks_per_domain"),
+                               hint="make each switched rack layout's count a multiple of "
+                               "racks_per_domain", cls=InfeasibleDesignError)
         if rpd > 1 and cable is None:
             raise self.err("a domain over several racks needs scale_up.cross_rack_cable",
                            ("pods", name, "scale_up"), hint="name the copper cable set's slug")
-        self.add_domain(name, shape, mult * domains, cable)
+        for rack, n in switched.items():
+            self.add_domain(name, {rack: rpd}, mult * (n // rpd), cable)
 
     def add_domain(self, pod, shape: dict[str, int], count: int, cable) -> None:
         key = tuple(sorted(shape.items()))

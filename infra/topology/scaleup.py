@@ -162,6 +162,11 @@ def _cross_wire(g, chips_by_rack, chip: NvlinkSwitchChip) -> int:
     total = 0
     for ca, cb in zip(a, b):
         spare = min(chip.ports - _local(g, ca), chip.ports - _local(g, cb))
+        if spare <= 0:
+            raise TopologyError(
+                f"switch chip {ca} has no port left for the other rack ({chip.ports} ports, all "
+                "used by its own rack's GPUs)", hint="use racks_per_domain: 1, or racks with "
+                "half the GPUs per switch chip (NVL36)")
         if spare > 0:
             g.add_edge(ca, cb, kind="nvlink", links=spare, gbyte_s=spare * chip.port_gbyte_s,
                        via="xrack")
