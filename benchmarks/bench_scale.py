@@ -1,0 +1,84 @@
+"""Analyse generated GB200 NVL72 and DGX H100 clusters of ~1k, 10k and 100k GPUs.
+
+Each size runs in a fresh process; prints wall time of load + full analysis and the
+process's peak RSS. Run: python benchmarks/bench_scale.py
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+NVL72 = """\
+name: generated NVL72 cluster ({gpus} GPUs)
+racks:
+  nvl72:
+    type: nvidia-gb200-nvl72-rack
+    contents:
+      - {{type: nvidia-mgx-33kw-power-shelf, count: 8}}
+      - {{type: nvidia-gb200-compute-tray, count: 18}}
+      - {{type: nvidia-nvlink5-switch-tray, count: 9}}
+      - {{type: supermicro-gb300-in-rack-cdu, count: 1}}
+pods:
+  su:
+    racks: {{nvl72: 8}}
+build:
+  su: {pods}
+"""
+DGX = """\
+name: generated DGX H100 cluster ({gpus} GPUs)
+racks:
+  dgx4:
+    type: generic-42u-air-rack
+    contents:
+      - {{type: nvidia-dgx-h100, count: 4}}
+pods:
+  su:
+    racks: {{dgx4: 8}}
+build:
+  su: {pods}
+"""
+
+
+def generate(kind: str, gpus: int, directory: Path) -> Path:
+    per_pod = 576 if kind == "nvl72" else 256
+    pods = max(1, round(gpus / per_pod))
+    text = (NVL72 if kind == "nvl72" else DGX).format(gpus=pods * per_pod, pods=pods)
+    path = directory / f"{kind}_{gpus}.yaml"
+    path.write_text(text)
+    return path
+
+
+def one(path: str) -> None:
+    t0 = time.perf_counter()
+    from infra.analysis.summary import analyze_file
+
+    a = analyze_file(path)
+    data = a.as_dict()
+    dt = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{data['metrics']['gpus']:>8,} GPUs  {dt:7.3f} s  peak RSS {rss:6.1f} MiB  "
+          f"({len(data['tables']['blast_radius'])} blast rows)")
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--one":
+        one(sys.argv[2])
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in ("nvl72", "dgx"):
+            print(f"{kind}: load + every analysis (BOM, compute, power, cooling, bandwidth, "
+                  "PCIe, blast radius)")
+            for gpus in (1_000, 10_000, 100_000):
+                path = generate(kind, gpus, Path(tmp))
+                subprocess.run([sys.executable, __file__, "--one", str(path)], check=True, cwd=ROOT)
+
+
+if __name__ == "__main__":
+    main()
