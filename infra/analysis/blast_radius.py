@@ -103,7 +103,8 @@ def domain_effect(dom: ScaleUpDomain, failed: set[str], mode: str) -> Effect:
     return Effect(len(gpus) - sum(parts), len(deg), frac, parts)
 
 
-def blast_radius(rd: ResolvedDesign, power: DesignPower, cooling: DesignCooling) -> list[BlastRow]:
+def blast_radius(rd: ResolvedDesign, power: DesignPower, cooling: DesignCooling,
+                 fabrics: list | None = None) -> list[BlastRow]:
     """One row per component kind (and SKU) of ``rd``."""
     ctx = _Ctx(rd, power, cooling)
     for dom in scale_up_domains(rd):
@@ -111,6 +112,12 @@ def blast_radius(rd: ResolvedDesign, power: DesignPower, cooling: DesignCooling)
     for tray in rd.tray_types():
         ctx.tray_rows(tray)
     ctx.infra_rows()
+    for f in fabrics or []:
+        from infra.analysis.fabric_blast import fabric_blast
+
+        for kind, comp, count, eff, note in fabric_blast(f):
+            ctx.add(kind, comp, count, None, eff, 0, note,
+                    gpu_flops=ctx._flops(ctx.domains[0]) if ctx.domains else 0.0)
     return ctx.rows
 
 

@@ -27,7 +27,8 @@ class BomRow:
     where: str  # the parent type(s), e.g. "aws-gb200-compute-tray"
 
 
-def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None = None) -> list[BomRow]:
+def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None = None,
+                      fabrics: list | None = None) -> list[BomRow]:
     """Every SKU of ``rd`` with its total count.
 
     Parameters
@@ -36,6 +37,8 @@ def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None =
     cooling_units : dict, optional
         slug -> count of pod-level cooling units (from the cooling analysis, which sizes
         units the design leaves uncounted).
+    fabrics : list of FabricResult, optional
+        Sized fabrics: their switches, transceivers and cables.
 
     Returns
     -------
@@ -66,13 +69,28 @@ def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None =
             add(shape.cross_rack_cable, shape.count, "cross-rack NVLink cable set per domain")
     for slug, n in (cooling_units or {}).items():
         add(rd.catalog.get(slug), n, "pod cooling")
+    fibre_links = 0
+    for f in fabrics or []:
+        for t in f.tiers:
+            add(rd.catalog.get(t.switch), t.switches, f"fabric {f.name} ({t.role})")
+        for slug, n in f.transceivers.items():
+            add(rd.catalog.get(slug), n, f"fabric {f.name}")
+        for slug, n in f.cables.items():
+            if slug in rd.catalog:
+                add(rd.catalog.get(slug), n, f"fabric {f.name}")
+            else:
+                fibre_links += n
+    extra = []
+    if fibre_links:
+        extra.append(BomRow("cable", "fibre-link", "Optical fibre link (one per optical link; "
+                            "patch SKU not chosen)", "-", fibre_links, "fabrics"))
     order = ["rack", "compute_tray", "nvlink_switch_tray", "network_switch", "power_shelf", "pdu",
              "cooling_unit", "rack_unit", "superchip", "gpu", "cpu", "nic", "pcie_switch",
              "nvlink_switch_chip", "optic", "cable"]
     rows = [
         BomRow(p.kind, p.slug, p.name, p.vendor, counts[s], ", ".join(sorted(where[s])))
         for s, p in parts.items()
-    ]
+    ] + extra
     rows.sort(key=lambda r: (order.index(r.kind) if r.kind in order else 99, r.slug))
     return rows
 

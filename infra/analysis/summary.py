@@ -14,7 +14,9 @@ from infra.analysis.bandwidth import DesignBandwidth, bandwidth_metrics, design_
 from infra.analysis.blast_radius import BlastRow, blast_radius
 from infra.analysis.bom import BomRow, bill_of_materials
 from infra.analysis.compute import ComputeSummary, layout_compute, summarize_compute
+from infra.analysis.cabling import cabling_plan
 from infra.analysis.cooling import DesignCooling, design_cooling
+from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
 from infra.analysis.power import DesignPower, design_power
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS
@@ -32,6 +34,7 @@ class DesignAnalysis:
     cooling: DesignCooling
     bandwidth: DesignBandwidth
     blast: list[BlastRow]
+    fabrics: list[FabricResult] = field(default_factory=list)
     extra_metrics: dict[str, Any] = field(default_factory=dict)
     extra_tables: dict[str, list[dict]] = field(default_factory=dict)
 
@@ -58,6 +61,7 @@ class DesignAnalysis:
         m["air_heat_kw"] = _r(self.cooling.air_kw)
         m["power_unknown_parts_count"] = len(p.unknown)
         m.update(bandwidth_metrics(self.bandwidth))
+        m.update(fabric_metrics(self.fabrics))
         lost = max((b.gpus_lost for b in self.blast), default=0)
         m["worst_single_failure_gpus"] = lost
         m.update(self.extra_metrics)
@@ -103,6 +107,17 @@ class DesignAnalysis:
                  "throttles": ", ".join(l.users) if l.oversubscription > 1 + 1e-9 else ""}
                 for c in self.bandwidth.contention.values() for l in c.links],
             "blast_radius": [asdict(b) for b in self.blast],
+            "fabric": [asdict(t) for f in self.fabrics for t in f.tiers],
+            "fabric_summary": [
+                {"fabric": f.name, "kind": f.spec.kind, "tiers": len(f.tiers), "planes": f.planes,
+                 "nodes": f.nodes, "gpus": f.gpus, "ports_per_node": f.ports_per_node,
+                 "link_gbit_s": f.link_gbit_s, "bisection_tbit_s": _r(f.bisection_tbit_s),
+                 "max_gpus_at_these_radices": f.max_gpus, "power_kw": _r(f.power_kw),
+                 "unknown_power_parts": ", ".join(f.unknown_power),
+                 **{f"hops_{k}": v for k, v in f.hops.items()},
+                 **{f"gbit_s_per_gpu_{k}": _r(v) for k, v in f.per_gpu_gbit_s.items()}}
+                for f in self.fabrics],
+            "cabling": [row for f in self.fabrics for row in cabling_plan(self.rd, f)],
             "assumptions": self._assumptions(),
         }
         t.update(self.extra_tables)
@@ -157,9 +172,10 @@ def analyze(rd: ResolvedDesign) -> DesignAnalysis:
     """Run the design analyses on a resolved design."""
     power = design_power(rd)
     cooling = design_cooling(rd, power)
-    bom = bill_of_materials(rd, cooling.unit_counts())
+    fabrics = design_fabrics(rd)
+    bom = bill_of_materials(rd, cooling.unit_counts(), fabrics)
     return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
-                          blast_radius(rd, power, cooling))
+                          blast_radius(rd, power, cooling, fabrics), fabrics)
 
 
 def analyze_file(path: Path | str, catalog: Catalog | None = None) -> DesignAnalysis:

@@ -21,6 +21,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from infra.models.base import Count, PosFloat, PositiveCount, Slug, Strict
+from infra.models.fabric import FabricSpec
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=64)]
 
@@ -71,6 +72,7 @@ class Design(Strict):
     assumptions: Assumptions = Assumptions()
     racks: dict[Name, RackLayout]
     pods: dict[Name, Pod] = {}
+    fabrics: dict[Name, FabricSpec] = {}
     build: Annotated[dict[Name, PositiveCount], Field(min_length=1)]
 
 
