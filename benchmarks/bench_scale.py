@@ -28,6 +28,15 @@ racks:
 pods:
   su:
     racks: {{nvl72: 8}}
+fabrics:
+  compute:
+    kind: rail_optimized
+    networks: [scale_out]
+    group: su
+    tiers:
+      - {{role: leaf, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{node_end: nvidia-mms4x00-ns400, switch_end: nvidia-mms4x00-ns}}}}
+      - {{role: spine, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}}}
+      - {{role: core, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}}}
 build:
   su: {pods}
 """
@@ -41,6 +50,15 @@ racks:
 pods:
   su:
     racks: {{dgx4: 8}}
+fabrics:
+  compute:
+    kind: rail_optimized
+    networks: [scale_out]
+    group: su
+    tiers:
+      - {{role: leaf, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{node_end: nvidia-mms4x00-ns400, switch_end: nvidia-mms4x00-ns}}}}
+      - {{role: spine, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}}}
+      - {{role: core, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}}}
 build:
   su: {pods}
 """
@@ -63,8 +81,11 @@ def one(path: str) -> None:
     data = a.as_dict()
     dt = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{data['metrics']['gpus']:>8,} GPUs  {dt:7.3f} s  peak RSS {rss:6.1f} MiB  "
-          f"({len(data['tables']['blast_radius'])} blast rows)")
+    m = data["metrics"]
+    print(f"{m['gpus']:>8,} GPUs  {dt:7.3f} s  peak RSS {rss:6.1f} MiB  "
+          f"(fabric: {m['leaf_switches']:,} leaf / {m['spine_switches']:,} spine / "
+          f"{m['core_switches']:,} core, {m['transceivers']:,} transceivers; "
+          f"{len(data['tables']['cabling']):,} cabling rows)")
 
 
 def main() -> None:
@@ -74,7 +95,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for kind in ("nvl72", "dgx"):
             print(f"{kind}: load + every analysis (BOM, compute, power, cooling, bandwidth, "
-                  "PCIe, blast radius)")
+                  "PCIe, blast radius, 3-tier fabric sizing, cabling)")
             for gpus in (1_000, 10_000, 100_000):
                 path = generate(kind, gpus, Path(tmp))
                 subprocess.run([sys.executable, __file__, "--one", str(path)], check=True, cwd=ROOT)

@@ -12,7 +12,7 @@ from infra.models.resolve import ResolvedDesign
 from infra.topology.scaleup import scale_up_domains
 from infra.topology.tray import tray_graph
 
-SCOPES = "rack | domain | tray:<tray slug>"
+SCOPES = "rack | domain | fabric[:<name>] | tray:<tray slug>"
 
 
 def scoped_graph(rd: ResolvedDesign, scope: str) -> nx.Graph:
@@ -25,6 +25,8 @@ def scoped_graph(rd: ResolvedDesign, scope: str) -> nx.Graph:
             raise DesignError(f"the design has no tray type {slug!r}",
                               hint=did_you_mean(slug, trays) + f"; trays: {sorted(trays)}")
         return tray_graph(trays[slug], rd.catalog)
+    if scope == "fabric" or scope.startswith("fabric:"):
+        return _fabric(rd, scope.partition(":")[2])
     domains = scale_up_domains(rd)
     if not domains:
         raise DesignError("the design has no GPUs, so no scale-up domain")
@@ -73,3 +75,16 @@ def to_graphml(g: nx.Graph) -> str:
 
 def to_json(g: nx.Graph) -> str:
     return json.dumps(nx.node_link_data(_clean(g), edges="edges"), indent=1) + "\n"
+
+
+def _fabric(rd: ResolvedDesign, name: str) -> nx.Graph:
+    from infra.analysis.fabric import design_fabrics
+    from infra.topology.fabric_graph import fabric_graph
+
+    fabrics = {f.name: f for f in design_fabrics(rd)}
+    if not fabrics:
+        raise DesignError("the design has no fabrics", hint="add a 'fabrics:' section")
+    f = fabrics.get(name) if name else next(iter(fabrics.values()))
+    if f is None:
+        raise DesignError(f"no fabric {name!r}", hint=f"fabrics: {sorted(fabrics)}")
+    return fabric_graph(f, sorted(rd.tray_counts()))
