@@ -15,59 +15,43 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-NVL72 = """\
-name: generated NVL72 cluster ({gpus} GPUs)
-racks:
+FABRIC = """\
+fabrics:
+  compute:
+    kind: rail_optimized
+    networks: [scale_out]
+    group: su
+    tiers:
+"""
+TIER = ("      - {{role: {role}, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, "
+        "down: {{{lower}: {optic}, switch_end: nvidia-mms4x00-ns}}}}\n")
+RACKS = {
+    "nvl72": ("nvl72", 576, """\
   nvl72:
     type: nvidia-gb200-nvl72-rack
     contents:
-      - {{type: nvidia-mgx-33kw-power-shelf, count: 8}}
-      - {{type: nvidia-gb200-compute-tray, count: 18}}
-      - {{type: nvidia-nvlink5-switch-tray, count: 9}}
-      - {{type: supermicro-gb300-in-rack-cdu, count: 1}}
-pods:
-  su:
-    racks: {{nvl72: 8}}
-fabrics:
-  compute:
-    kind: rail_optimized
-    networks: [scale_out]
-    group: su
-    tiers:
-      - {{role: leaf, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{node_end: nvidia-mms4x00-ns400, switch_end: nvidia-mms4x00-ns}}}}
-      - {{role: spine, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}}}
-      - {{role: core, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}}}
-build:
-  su: {pods}
-"""
-DGX = """\
-name: generated DGX H100 cluster ({gpus} GPUs)
-racks:
+      - {type: nvidia-mgx-33kw-power-shelf, count: 8}
+      - {type: nvidia-gb200-compute-tray, count: 18}
+      - {type: nvidia-nvlink5-switch-tray, count: 9}
+      - {type: supermicro-gb300-in-rack-cdu, count: 1}
+"""),
+    "dgx": ("dgx4", 256, """\
   dgx4:
     type: generic-42u-air-rack
     contents:
-      - {{type: nvidia-dgx-h100, count: 4}}
-pods:
-  su:
-    racks: {{dgx4: 8}}
-fabrics:
-  compute:
-    kind: rail_optimized
-    networks: [scale_out]
-    group: su
-    tiers:
-      - {{role: leaf, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{node_end: nvidia-mms4x00-ns400, switch_end: nvidia-mms4x00-ns}}}}
-      - {{role: spine, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}}}
-      - {{role: core, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {{lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}}}
-build:
-  su: {pods}
-"""
+      - {type: nvidia-dgx-h100, count: 4}
+"""),
+}
 
 
 def generate(kind: str, gpus: int, directory: Path) -> Path:
-    per_pod = 576 if kind == "nvl72" else 256
+    layout, per_pod, rack = RACKS[kind]
     pods = max(1, round(gpus / per_pod))
-    text = (NVL72 if kind == "nvl72" else DGX).format(gpus=pods * per_pod, pods=pods)
+    tiers = "".join(TIER.format(role=r, lower="node_end" if r == "leaf" else "lower_end",
+                                optic="nvidia-mms4x00-ns400" if r == "leaf" else "nvidia-mms4x00-ns")
+                    for r in ("leaf", "spine", "core"))
+    text = (f"name: generated {kind} cluster ({pods * per_pod} GPUs)\nracks:\n{rack}"
+            f"pods:\n  su:\n    racks: {{{layout}: 8}}\n{FABRIC}{tiers}build:\n  su: {pods}\n")
     path = directory / f"{kind}_{gpus}.yaml"
     path.write_text(text)
     return path

@@ -28,3 +28,18 @@ def run_cli():
         return CliRunner().invoke(cli, list(args), obj={})
 
     return _run
+
+
+def _analysis(name: str):
+    @pytest.fixture(scope="session")
+    def fixture(catalog):
+        from infra.analysis.summary import analyze_file
+
+        return analyze_file(DESIGNS / f"{name}.yaml", catalog)
+
+    return fixture
+
+
+aws = _analysis("aws_nvl36x2")  # analysed shipped designs, shared by the test modules
+nvl72 = _analysis("gb200_nvl72")
+dgx = _analysis("dgx_h100_su")

@@ -11,16 +11,6 @@ from conftest import DESIGNS
 from infra.analysis.summary import analyze_file
 
 
-@pytest.fixture(scope="module")
-def aws(catalog):
-    return analyze_file(DESIGNS / "aws_nvl36x2.yaml", catalog)
-
-
-@pytest.fixture(scope="module")
-def nvl72(catalog):
-    return analyze_file(DESIGNS / "gb200_nvl72.yaml", catalog)
-
-
 def test_aws_nvl36x2_counts(aws):
     m = aws.metrics()
     # 2 racks x 9 trays = 18 trays; x 2 GB200 = 36 superchips = 36 Grace + 72 B200

@@ -79,21 +79,6 @@ def test_shared_uplink_halves_each_gpu(shared_uplink_catalog):
     assert per["gpu1"] == pytest.approx((400, GEN5_X16_GBIT / 2))
 
 
-@pytest.fixture(scope="module")
-def aws(catalog):
-    return analyze_file(DESIGNS / "aws_nvl36x2.yaml", catalog)
-
-
-@pytest.fixture(scope="module")
-def nvl72(catalog):
-    return analyze_file(DESIGNS / "gb200_nvl72.yaml", catalog)
-
-
-@pytest.fixture(scope="module")
-def dgx(catalog):
-    return analyze_file(DESIGNS / "dgx_h100_su.yaml", catalog)
-
-
 def blast(analysis, kind, contains=""):
     rows = [b for b in analysis.blast if b.component_kind == kind and contains in b.component]
     assert rows, (kind, contains)
