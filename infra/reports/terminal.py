@@ -13,6 +13,8 @@ HEADLINE = [
     "air_heat_kw", "scale_up_domains", "scale_up_domain_gpus", "scale_up_gbyte_s_per_gpu",
     "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
     "front_end_gbit_s_per_tray", "pcie_max_oversubscription", "worst_single_failure_gpus",
+    "fabric_tiers", "leaf_switches", "spine_switches", "core_switches", "transceivers",
+    "scale_out_bisection_tbit_s", "fabric_power_kw",
 ]
 
 
@@ -52,7 +54,8 @@ def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None)
     keys = HEADLINE + [k for k in (extra_metrics or []) if k in m]
     width = max(len(k) for k in keys)
     for k in keys:
-        if k in m:
+        if k in m and not (k.startswith(("fabric_", "leaf_", "spine_", "core_", "transceivers",
+                                          "scale_out_bisection")) and not t.get("fabric")):
             out.append(f"  {k.ljust(width)}  {fmt(m[k]):>12}  {metric_unit(k)}")
     out += ["", "Bill of materials (by kind):"]
     bom = [{"kind": r["kind"], "sku": r["slug"], "count": r["count"]}
@@ -70,6 +73,11 @@ def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None)
                                        "scale_up_gbyte_s_per_gpu", "scale_out_gbit_s_per_gpu_nominal",
                                        "scale_out_gbit_s_per_gpu_effective",
                                        "pcie_max_oversubscription", "worst_link"]))
+    if t.get("fabric"):
+        out += ["", "Fabric tiers:"]
+        out.append(table(t["fabric"], ["fabric", "role", "switch", "switches", "radix",
+                                        "down_links", "ports_free", "lower_end_transceivers",
+                                        "switch_end_transceivers", "cables"]))
     out += ["", f"Blast radius ({data['tables']['assumptions'][1]['value']} NVLink partitions):"]
     out.append(table(t["blast_radius"], ["component_kind", "component", "count", "gpus_lost",
                                           "gpus_degraded", "degraded_bandwidth_fraction",
