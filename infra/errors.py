@@ -52,6 +52,14 @@ class TopologyError(InfraError):
     """A tray or domain cannot be wired as declared (ports, lanes, radix)."""
 
 
+class PriceError(InfraError):
+    """A price file is malformed or names a part the catalog does not have."""
+
+
+class CompareError(InfraError):
+    """A comparison cannot be set up (unknown option, bad target or assumption)."""
+
+
 class InfeasibleDesignError(InfraError):
     """The design is well formed but breaks a physical limit (power, cooling, space)."""
 

@@ -69,6 +69,14 @@ def kw_to_mw(kw: float) -> float:
     return kw / KW_PER_MW
 
 
+def kw_to_w(kw: float) -> float:
+    return kw * W_PER_KW
+
+
+def pflops_to_eflops(pflops: float) -> float:
+    return pflops / PETA_PER_EXA
+
+
 def gb_to_tb(gb: float) -> float:
     return gb / GB_PER_TB
 

@@ -1,0 +1,44 @@
+"""Text, JSON and CSV renderings of a comparison dict (``Comparison.as_dict()``).
+
+Only formats: unknown values print as ``n/a``, booleans as yes/no.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from infra.reports.terminal import fmt, table
+
+
+def cell(v: Any) -> Any:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return "n/a" if v is None else v
+
+
+def _rows(data: dict[str, Any]) -> list[dict]:
+    return [{k: cell(v) for k, v in r.items()} for r in data["comparison"]]
+
+
+def render_compare(data: dict[str, Any], fmt_name: str = "table") -> str:
+    """``table`` (comparison, then assumptions), ``json`` (everything) or ``csv`` (rows)."""
+    if fmt_name == "json":
+        return json.dumps(data, indent=2, default=str) + "\n"
+    if fmt_name == "csv":
+        rows = _rows(data)
+        buf = io.StringIO()
+        if rows:
+            w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        return buf.getvalue()
+    out = ["Comparison (* = options differ; n/a = unknown or not applicable)"]
+    if data.get("target"):
+        out[0] += f"; sized to {data['target']}"
+    out.append(table(_rows(data), none="n/a"))
+    out += ["", "Assumptions:"]
+    out += [f"  - {a['item']}: {fmt(a['value'])}  [{a['source']}]" for a in data["assumptions"]]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,219 @@
+"""infra compare: chip and system figures checked by hand against the catalog values.
+
+Catalog values used (hardware-facts.md §1):
+  H100 SXM5   : BF16 989 TF, FP8 1,979 TF, 80 GB, 3.35 TB/s, 700 W, MAMF 792.1, $27,500
+  B200 HGX    : BF16 2,250 TF, FP4 9,000 TF, 180 GB, 8.0 TB/s, 1,000 W, $35,000
+  Gaudi 3     : BF16 1,835 TF, 128 GB, 3.67 TB/s, 900 W, 7 peers x 75 GB/s, $15,625
+  GB200 NVL72 : 72 x B200 (2,500 TF BF16), IT 102.6 kW, PUE 1.2, rack $3.1M
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from infra.analysis.compare import compare
+from infra.analysis.target import parse_target
+from infra.analysis.tco import CostAssumptions
+from infra.errors import CompareError, PriceError
+from infra.models.prices import load_prices
+
+from pathlib import Path
+
+DESIGNS = Path(__file__).resolve().parents[1] / "designs"
+
+NVL72 = str(DESIGNS / "gb200_nvl72.yaml")
+AWS = str(DESIGNS / "aws_nvl36x2.yaml")
+DGX = str(DESIGNS / "dgx_h100_su.yaml")
+
+
+@pytest.fixture(scope="module")
+def book(catalog):
+    return load_prices(catalog=catalog)
+
+
+def _m(cmp, i=0):
+    return cmp.options[i].metrics
+
+
+def test_chip_figures_by_hand(catalog, book):
+    cmp = compare(["nvidia-h100-sxm5", "nvidia-b200-hgx", "intel-gaudi3-hl325l"], book, catalog)
+    h, b, g = (_m(cmp, i) for i in range(3))
+    # ridge point = TFLOPS / (TB/s): H100 989 / 3.35 = 295.2 FLOP/byte; FP8 1979 / 3.35 = 590.7
+    assert h["ridge_flop_per_byte_bf16"] == pytest.approx(295.2, abs=0.05)
+    assert h["ridge_flop_per_byte_fp8"] == pytest.approx(590.7, abs=0.05)
+    assert h["ridge_flop_per_byte_fp4"] is None  # 0 TF: not supported, no ridge point
+    # B200: 2250 / 8 = 281.25; FP4 9000 / 8 = 1125
+    assert b["ridge_flop_per_byte_bf16"] == pytest.approx(281.2, abs=0.06)
+    assert b["ridge_flop_per_byte_fp4"] == pytest.approx(1125.0)
+    # Gaudi 3: 1835 / 3.67 = 500.0
+    assert g["ridge_flop_per_byte_bf16"] == pytest.approx(500.0, abs=0.05)
+    # TFLOPS per W: 989 / 700 = 1.4129; 2250 / 1000 = 2.25; 1835 / 900 = 2.0389
+    assert h["peak_dense_tflops_bf16_per_w"] == pytest.approx(1.4129, abs=1e-4)
+    assert b["peak_dense_tflops_bf16_per_w"] == pytest.approx(2.25)
+    assert g["peak_dense_tflops_bf16_per_w"] == pytest.approx(2.0389, abs=1e-4)
+    # TFLOPS per $1,000: 989 / 27.5 = 35.96; 2250 / 35 = 64.29; 1835 / 15.625 = 117.44
+    assert h["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(35.96, abs=0.01)
+    assert b["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(64.29, abs=0.01)
+    assert g["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(117.44, abs=0.01)
+    # GB per $1,000: 80 / 27.5 = 2.909; 128 / 15.625 = 8.192
+    assert h["hbm_gb_per_1000_usd"] == pytest.approx(2.909, abs=1e-3)
+    assert g["hbm_gb_per_1000_usd"] == pytest.approx(8.192, abs=1e-3)
+    # achievable: only BF16 MAMF; 792.1 / 989 = 0.8009
+    assert h["achievable_tflops_bf16"] == 792.1
+    assert h["mamf_bf16_efficiency_fraction"] == pytest.approx(0.8009, abs=1e-4)
+    assert b["achievable_tflops_bf16"] is None
+    # scale-up: H100 18 x 25 = 450 GB/s per direction, domain 8 (DGX H100);
+    # Gaudi 3 7 x 75 = 525 GB/s, mesh of 7 peers -> 8; B200 HGX 8 on the HGX board
+    assert h["scale_up_gbyte_s_per_gpu"] == 450 and h["largest_scale_up_domain_gpus"] == 8
+    assert g["scale_up_gbyte_s_per_gpu"] == 525 and g["largest_scale_up_domain_gpus"] == 8
+    assert b["largest_scale_up_domain_gpus"] == 8
+    assert _m(compare(["nvidia-b200-gb200"], book, catalog))["largest_scale_up_domain_gpus"] == 72
+
+
+def test_chip_cost_by_hand(catalog, book):
+    m = _m(compare(["nvidia-h100-sxm5"], book, catalog))
+    # energy: 0.7 kW x PUE 1.58 x 8,760 h x $0.0806 = $780.9 per year
+    assert m["energy_usd_per_year"] == 781
+    # TCO 5 y: 27,500 + 5 x (780.9 + 0.05 x 27,500) = 38,279; / (0.989 PF x 5 y) = 7,741
+    assert m["tco_usd_5y"] == 38279
+    assert m["usd_per_dense_pflop_year_bf16"] == 7741
+    unpriced = _m(compare(["amd-mi300x"], book, catalog))
+    assert unpriced["price_usd"] is None and unpriced["capex_usd"] is None
+    assert unpriced["tco_usd_5y"] is None  # unknown stays unknown
+
+
+def test_nvl72_system_figures_by_hand(catalog, book):
+    m = _m(compare([NVL72], book, catalog))
+    # facility = 102.6 kW x 1.2 = 123.12 kW; 180 PF / 0.12312 MW = 1,461.99 PF/MW
+    assert m["facility_power_kw"] == pytest.approx(123.12)
+    assert m["peak_dense_pflops_bf16_per_facility_mw"] == pytest.approx(1461.99, abs=0.01)
+    assert m["gpus_per_facility_mw"] == pytest.approx(72 / 0.12312, abs=0.01)  # 584.80
+    assert m["floor_tiles"] == 2  # 1 rack x 2 tiles
+    # capex: the populated rack $3.1M covers its contents; nothing else is listed
+    assert m["capex_usd"] == 3_100_000 and m["capex_is_lower_bound"] is False
+    assert m["capex_integrated_rack_system_usd"] == 3_100_000
+    # energy 123.12 x 8760 x 0.0806 = 86,930; TCO = 3.1M + 5 x (86,930 + 155,000) = 4,309,648
+    assert m["energy_usd_per_year"] == 86930
+    assert m["tco_usd_5y"] == 4309648
+    # $ per dense PFLOP-year = 4,309,648 / (180 x 5) = 4,788
+    assert m["usd_per_dense_pflop_year_bf16"] == 4788
+
+
+def test_dgx_capex_is_lower_bound_with_unpriced_parts(catalog, book):
+    cmp = compare([DGX], book, catalog)
+    m = _m(cmp)
+    assert m["capex_usd"] == 256 * 27_500  # only the H100s are priced: $7.04M
+    assert m["capex_is_lower_bound"] is True and m["unpriced_sku_count"] > 0
+    lines = [r for r in cmp.capex_rows() if r["price_basis"] == "unpriced"]
+    assert any(r["sku"] == "nvidia-dgx-h100" for r in lines)
+
+
+def test_assumptions_flags_override(catalog, book):
+    a = CostAssumptions(energy_usd_per_kwh=0.12, pue=1.1, years=3,
+                        maintenance_fraction_per_year=0.0)
+    m = _m(compare([NVL72], book, catalog, a))
+    # 102.6 x 1.1 = 112.86 kW x 8760 x 0.12 = 118,638.43; TCO = 3.1M + 3 x 118,638.43
+    assert m["energy_usd_per_year"] == 118638
+    assert m["tco_usd_3y"] == pytest.approx(3_100_000 + 3 * 118_638.43, abs=1)
+    items = {r["item"]: r for r in compare([NVL72], book, catalog, a).assumptions}
+    assert items["PUE"]["value"] == 1.1 and items["years (TCO horizon)"]["value"] == 3
+    with pytest.raises(CompareError, match="PUE"):
+        CostAssumptions(pue=0.9)
+
+
+@pytest.mark.parametrize("path", [NVL72, AWS, DGX])
+def test_target_round_trip(catalog, book, path):
+    """Sizing a design to its own capacity gives back the design."""
+    own = _m(compare([path], book, catalog))
+    for text in (f"{own['peak_dense_pflops_bf16']} PFLOPS bf16",
+                 f"{own['facility_power_kw']} kW", f"{own['it_power_kw']} kW IT"):
+        m = _m(compare([path], book, catalog, target=parse_target(text)))
+        assert m["sized_blocks"] == 1, text
+        assert m["sized_gpus"] == own["gpus"] and m["sized_racks"] == own["racks"]
+        assert m["sized_capex_usd"] == own["capex_usd"]
+        assert m["sized_tco_usd"] == own["tco_usd_5y"]
+
+
+def test_target_sizing_by_hand(catalog, book):
+    t = parse_target("1 EFLOPS bf16")
+    cmp = compare(["nvidia-h100-sxm5", NVL72, DGX], book, catalog, target=t)
+    h, n, d = (_m(cmp, i) for i in range(3))
+    assert h["sized_blocks"] == math.ceil(1000 / 0.989) == 1012
+    assert h["sized_capex_usd"] == 1012 * 27_500
+    assert n["sized_blocks"] == math.ceil(1000 / 180) == 6 and n["sized_racks"] == 6
+    assert n["sized_capex_usd"] == 6 * 3_100_000
+    assert d["sized_blocks"] == 4 and d["sized_gpus"] == 1024  # 4 SUs of 253.184 PF
+    # 50 MW facility: floor(50 / 0.12312) = 406 NVL72 racks
+    m = _m(compare([NVL72], book, catalog, target=parse_target("50 MW")))
+    assert m["sized_blocks"] == 406 and m["sized_gpus"] == 406 * 72
+
+
+@pytest.mark.parametrize("text", ["1 parsec", "ten MW", "-5 MW", "1 EFLOPS fp12", "5 MW cold"])
+def test_bad_target(text):
+    with pytest.raises(CompareError):
+        parse_target(text)
+
+
+def test_aws_vs_nvl72_one_table_shows_differences(catalog, book):
+    cmp = compare([AWS, NVL72], book, catalog)
+    rows = {r["metric"]: r for r in cmp.rows()}
+    differ = {k for k, r in rows.items() if r["differs"]}
+    for k in ("racks", "scale_up_domain_split", "cooling_units", "power_shelves",
+              "it_power_kw_per_rack", "scale_out_gbit_s_per_gpu_nominal",
+              "nvlink_switch_tray_failure_gpus_lost", "capex_usd"):
+        assert k in differ, k
+    assert rows["nvlink_switch_tray_failure_gpus_lost"]["aws_nvl36x2"] == 36
+    assert rows["nvlink_switch_tray_failure_gpus_lost"]["gb200_nvl72"] == 72
+    assert rows["capex_usd"]["aws_nvl36x2"] is None  # nothing in that design is priced
+    assert "gpus" not in differ and "scale_up_domain_gpus" not in differ
+
+
+def test_cli_table_json_csv_and_reports(run_cli, tmp_path):
+    r = run_cli("compare", AWS, NVL72, "--report", "md", "--report", "xlsx", "-o", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    assert "scale_up_domain_split" in r.output and "Assumptions:" in r.output
+    md = (tmp_path / "compare.md").read_text()
+    assert "## Assumptions" in md and "aws_nvl36x2" in md
+    from openpyxl import load_workbook
+
+    wb = load_workbook(tmp_path / "compare.xlsx")
+    assert {"Comparison", "Capex lines", "Assumptions", "Charts"} <= set(wb.sheetnames)
+    assert len(wb["Charts"]._charts) == 4
+    j = run_cli("compare", "nvidia-h100-sxm5", "--format", "json", "--target", "1 EFLOPS")
+    data = json.loads(j.output)
+    assert data["target"] == "1000 PFLOPS dense bf16"
+    assert data["options"][0]["metrics"]["sized_blocks"] == 1012
+    c = run_cli("compare", "nvidia-h100-sxm5", "nvidia-dgx-h100", "--format", "csv")
+    assert c.output.splitlines()[0].startswith("section,metric,nvidia-h100-sxm5,nvidia-dgx-h100")
+
+
+@pytest.mark.parametrize("args,text", [
+    (("nvidia-h100-sxm", ), "nvidia-h100-sxm5"),
+    (("nvidia-h100-sxm5", "--target", "1 parsec"), "unknown unit 'parsec'"),
+    (("nvidia-grace",), "compare takes GPUs"),
+    (("designs/nope.yaml",), "not found"),
+    (("nvidia-h100-sxm5", "--pue", "0.5"), "PUE"),
+])
+def test_cli_errors_exit_2(run_cli, args, text):
+    r = run_cli("compare", *args)
+    assert r.exit_code == 2
+    assert text in r.output
+
+
+def test_price_file_override_and_unknown_slug(catalog, tmp_path):
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        "as_of: 2026-01-01\ncurrency: USD\nprices:\n"
+        "  - {slug: nvidia-h100-sxm5, usd: 20000, basis: street, date: 2026-01-01,\n"
+        "     source: {title: my quote, url: https://example.com/q, tag: 3P}}\n")
+    book = load_prices([mine], catalog)
+    assert book.get("nvidia-h100-sxm5").usd == 20000
+    assert book.get("nvidia-b200-hgx").usd == 35000  # defaults kept
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(mine.read_text().replace("nvidia-h100-sxm5", "nvidia-h100-sxm6"))
+    with pytest.raises(PriceError, match="unknown catalog slug") as e:
+        load_prices([bad], catalog)
+    assert "nvidia-h100-sxm5" in str(e.value) and e.value.line == 4
