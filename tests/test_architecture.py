@@ -1,0 +1,50 @@
+"""House rules that keep the layers apart and the generated schemas current."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+PKG = ROOT / "infra"
+# layer -> modules it must never import
+FORBIDDEN = {
+    "models": ("networkx", "openpyxl", "graphviz", "click", "pandas", "infra.topology",
+               "infra.analysis", "infra.reports", "infra.cli"),
+    "topology": ("openpyxl", "graphviz", "click", "infra.reports", "infra.cli"),
+    "analysis": ("openpyxl", "graphviz", "click", "infra.reports", "infra.cli"),
+    "reports": ("click", "infra.cli"),
+}
+
+
+def imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+    return out
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_imports_point_one_way(layer):
+    bad = []
+    for path in sorted((PKG / layer).rglob("*.py")):
+        for name in imports(path):
+            if any(name == f or name.startswith(f + ".") for f in FORBIDDEN[layer]):
+                bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not bad, bad
+
+
+def test_committed_schemas_are_current():
+    from infra.models.schema import SCHEMA_DIR, render, schemas
+
+    for name, schema in schemas().items():
+        path = SCHEMA_DIR / name
+        assert path.exists(), f"{name} missing: run python -m infra.models.schema"
+        assert path.read_text() == render(schema), f"{name} stale: run python -m infra.models.schema"
