@@ -18,7 +18,9 @@ def counts(tree):
     return [(t.switches, t.down_links) for t in tree.tiers]
 
 
-# NVIDIA DGX SuperPOD B200 RA, "Larger DGX SuperPOD component counts" (32 DGX B200 per SU,
+# NVIDIA DGX SuperPOD B200 RA, "Larger DGX SuperPOD component counts"
+# https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/dgx-superpod-architecture.html
+# (32 DGX B200 per SU,
 # 8 x CX-7 NDR 400G per node, QM9700 radix 64):
 # SU | leaf | spine | core | node-leaf | leaf-spine | spine-core cables
 B200_TABLE = [
@@ -39,7 +41,9 @@ def test_b200_superpod_table(su, leaf, spine, core, c1, c2, c3):
     assert counts(t) == expect
 
 
-# DGX SuperPOD B300 (XDR) RA, Table 3: 72 DGX B300 per SU, 8 x 800G per node on
+# DGX SuperPOD B300 (XDR) RA, Table 3
+# https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html
+# 72 DGX B300 per SU, 8 x 800G per node on
 # Quantum-X800 Q3400 (radix 144). 18 spines at 4 SU: 32 leaves x 72 uplinks = 2,304
 # need 16 spines of 144 ports, but 72 uplinks only spread evenly over a divisor of 72: 18.
 B300_XDR_TABLE = [(1, 8, 4, 576), (2, 16, 8, 1152), (4, 32, 18, 2304), (8, 64, 36, 4608),
