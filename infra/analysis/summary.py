@@ -15,6 +15,7 @@ from infra.analysis.blast_radius import BlastRow, blast_radius
 from infra.analysis.bom import BomRow, bill_of_materials
 from infra.analysis.compute import ComputeSummary, layout_compute, summarize_compute
 from infra.analysis.cooling import DesignCooling, design_cooling
+from infra.analysis.elevation import elevation_rows, rack_elevations
 from infra.analysis.power import DesignPower, design_power
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS
@@ -103,10 +104,19 @@ class DesignAnalysis:
                  "throttles": ", ".join(l.users) if l.oversubscription > 1 + 1e-9 else ""}
                 for c in self.bandwidth.contention.values() for l in c.links],
             "blast_radius": [asdict(b) for b in self.blast],
+            "flops_by_precision": self._flops_rows(),
+            "rack_elevation": elevation_rows(rack_elevations(self.rd, self.power)),
             "assumptions": self._assumptions(),
         }
         t.update(self.extra_tables)
         return t
+
+    def _flops_rows(self) -> list[dict]:
+        """Peak dense vs measured-achievable (MAMF) per precision; None = not published."""
+        c = self.compute
+        return [{"precision": p, "peak_dense_pflops": _r(c.peak_dense_pflops[p]),
+                 "achievable_pflops": _r(c.achievable_bf16_pflops) if p == "bf16" else None}
+                for p in PRECISIONS if p != "int8"]
 
     def _compute_rows(self) -> list[dict]:
         rows = []
