@@ -18,6 +18,11 @@ class Diagram:
     source: str  # DOT text
 
 
+def natural(text: str) -> list:
+    """Sort key putting ``r0.t2`` before ``r0.t10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
+
+
 def file_stem(text: str) -> str:
     """A safe, stable file stem from a label."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_").lower()

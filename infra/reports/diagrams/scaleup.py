@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from infra.reports.diagrams import Diagram, file_stem, style
+from infra.reports.diagrams import Diagram, file_stem, natural, style
 from infra.reports.diagrams.style import esc, num
 from infra.topology.views import domain_view
 
@@ -91,7 +91,7 @@ def domain_diagram(dom, states: dict[str, str] | None, title: str | None,
                         style="rounded,filled",
                         fillcolor=style.STATES["lost"][0] if states.get(r) == "failed" else "#f7f7f7",
                         color="#969696")
-        for n in sorted(by_rack[r]):
+        for n in sorted(by_rack[r], key=natural):
             d = v.nodes[n]
             lab = node_label(n, d)
             if n in extra:
@@ -99,7 +99,7 @@ def domain_diagram(dom, states: dict[str, str] | None, title: str | None,
             target.node(n, lab, **style.node_attrs(d.get("kind", ""), states.get(n)))
         if ctx is not None:
             ctx.__exit__(None, None, None)
-    for a, b, d in sorted(v.edges(data=True)):
+    for a, b, d in sorted(v.edges(data=True), key=lambda e: (natural(e[0]), natural(e[1]))):
         if d.get("kind") != "nvlink":
             continue
         if rank(a, v.nodes[a]) > rank(b, v.nodes[b]):
