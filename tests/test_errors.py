@@ -138,7 +138,7 @@ def test_failed_run_leaves_no_partial_report(tmp_path, run_cli, monkeypatch):
         wb_path.write_bytes(b"half")
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(xlsx_report, "build_workbook", lambda data: type("W", (), {"save": staticmethod(boom)})())
+    monkeypatch.setattr(xlsx_report, "build_workbook", lambda data, *a: type("W", (), {"save": staticmethod(boom)})())
     res = run_cli("design", str(DESIGNS / "aws_nvl36x2.yaml"), "--report", "xlsx", "-o",
                   str(tmp_path), "-q")
     assert res.exit_code != 0

@@ -59,6 +59,20 @@ class Effect:
     partitions: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class DomainFailure:
+    """A failure's effect on one domain, by GPU node name."""
+
+    lost: tuple[str, ...]
+    degraded: tuple[str, ...]
+    kept: dict[str, float]  # degraded GPU -> share of its NVLink links kept
+    partitions: tuple[int, ...]
+
+    def effect(self) -> Effect:
+        return Effect(len(self.lost), len(self.degraded),
+                      min(self.kept.values()) if self.kept else None, self.partitions)
+
+
 def domain_effect(dom: ScaleUpDomain, failed: set[str], mode: str) -> Effect:
     """Effect of failing graph nodes ``failed`` (and everything inside them) on ``dom``.
 
@@ -69,38 +83,61 @@ def domain_effect(dom: ScaleUpDomain, failed: set[str], mode: str) -> Effect:
     >>> domain_effect(dom, {"r0.backplane"}, "full_bandwidth").partitions
     (36,)
     """
+    return domain_failure(dom, failed, mode).effect()
+
+
+def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFailure:
+    """Which GPUs of ``dom`` are lost or degraded when ``failed`` nodes fail."""
     g = dom.graph
     dead = {n for n in g if any(n == f or n.startswith(f + ".") for f in failed)}
-    gpus = [n for n, d in g.nodes(data=True) if d["kind"] == "gpu"]
+    gpus = sorted(n for n, d in g.nodes(data=True) if d["kind"] == "gpu")
     alive = [n for n in gpus if n not in dead]
 
     def ok(u: str, v: str, d: dict) -> bool:
         return d.get("kind") == "nvlink" and u not in dead and v not in dead and d.get("via") not in dead
 
-    if dom.topology == "none":
-        return Effect(len(gpus) - len(alive), 0, None, tuple(1 for _ in alive))
-    if dom.topology == "mesh":
-        return Effect(len(gpus) - len(alive), 0, None, (len(alive),) if alive else ())
+    if dom.topology in ("none", "mesh"):
+        parts = (tuple(1 for _ in alive) if dom.topology == "none"
+                 else ((len(alive),) if alive else ()))
+        return DomainFailure(tuple(n for n in gpus if n in dead), (), {}, parts)
     links = {n: sum(d["links"] for u, v, d in g.edges(n, data=True) if ok(u, v, d)) for n in alive}
     full = dom.links_per_gpu
     if mode == "full_bandwidth":
-        healthy = [n for n in alive if links[n] == full]
+        healthy = {n for n in alive if links[n] == full}
         cross = [ok(u, v, d) for u, v, d in g.edges(data=True) if d.get("via") == "xrack"]
         if cross and not all(cross):
             parts = [sum(1 for n in healthy if g.nodes[n]["rack"] == r) for r in ("r0", "r1")]
         else:
             parts = [len(healthy)]
-        parts = tuple(p for p in parts if p)
-        return Effect(len(gpus) - sum(parts), 0, None, parts)
+        return DomainFailure(tuple(n for n in gpus if n not in healthy), (), {},
+                             tuple(p for p in parts if p))
     usable = {n for n in alive if links[n] > 0}
     sub = nx.Graph()
     sub.add_nodes_from(usable)
     sub.add_edges_from((u, v) for u, v, d in g.edges(data=True) if ok(u, v, d))
     parts = tuple(sorted((len(c & usable) for c in nx.connected_components(sub) if c & usable),
                          reverse=True))
-    deg = [n for n in usable if links[n] < full]
-    frac = min((links[n] / full for n in deg), default=None)
-    return Effect(len(gpus) - sum(parts), len(deg), frac, parts)
+    deg = sorted(n for n in usable if links[n] < full)
+    return DomainFailure(tuple(n for n in gpus if n not in usable), tuple(deg),
+                         {n: links[n] / full for n in deg}, parts)
+
+
+def tray_component_failure(tray, catalog, name: str) -> tuple[list[str], dict[str, float]]:
+    """GPUs of ``tray`` cut off from every CPU, and the scale-out share the others keep
+    (only those below 1), when component ``name`` (a NIC or PCIe switch) fails."""
+    from infra.topology.tray import tray_graph
+
+    g = tray_graph(tray, catalog)
+    gpus = sorted(n for n, d in g.nodes(data=True) if d["kind"] == "gpu")
+    keep = nx.subgraph_view(g, filter_node=lambda n: n != name and g.nodes[n]["kind"] != "nic",
+                            filter_edge=lambda a, b: g.edges[a, b]["kind"] != "contains")
+    cpus = [n for n, d in g.nodes(data=True) if d["kind"] == "cpu"]
+    lost = [x for x in gpus if not any(nx.has_path(keep, x, c) for c in cpus)]
+    base = tray_contention(tray, catalog).per_source(SCALE_OUT)
+    after = tray_contention(tray, catalog, frozenset({name})).per_source(SCALE_OUT)
+    kept = {x: after.get(x, (0.0, 0.0))[1] / base[x][1] for x in gpus
+            if x not in lost and x in base and base[x][1] > 0}
+    return lost, {x: f for x, f in kept.items() if f < 1 - 1e-9}
 
 
 def blast_radius(rd: ResolvedDesign, power: DesignPower, cooling: DesignCooling,
@@ -190,44 +227,30 @@ class _Ctx:
                 self.add(kind, f"{tray.slug}" if kind == "compute_tray" else
                          f"{lay.of_kind(kind)[0].part.slug} in {tray.slug}", count, dom, node_eff,
                          broken, "the tray is one node: its GPUs go down with it")
-        base = tray_contention(tray, rd.catalog).per_source(SCALE_OUT)
-        gpus = [i.name for i in lay.of_kind("gpu")]
         for kind in ("nic", "pcie_switch"):
             by_slug: dict[str, list[str]] = {}
             for inst in lay.of_kind(kind):
                 by_slug.setdefault(inst.part.slug, []).append(inst.name)
             for slug, names in by_slug.items():
-                worst = max((self._component_failure(tray, n, gpus, base) for n in names),
-                            key=lambda e: (e.lost, e.degraded, -(e.fraction or 1)))
-                eff = worst
+                worst = max(names, key=lambda n: self._key(self._component_failure(tray, n)))
+                eff = self._component_failure(tray, worst)
                 if eff.lost:
-                    failed = {f"{tnode}.{g}" for g in self._lost_gpus(tray, names[0], gpus)}
+                    lost, _ = tray_component_failure(tray, rd.catalog, worst)
+                    failed = {f"{tnode}.{g}" for g in lost}
                     eff = Effect(eff.lost, eff.degraded, eff.fraction,
                                  domain_effect(dom, failed, self.mode).partitions)
                 self.add(kind, f"{slug} in {tray.slug}", trays * len(names), dom, eff,
                          1 if eff.lost and dom.gpus > 1 else 0,
                          "scale-out share kept by the worst affected GPU (all flows at once)")
 
-    def _lost_gpus(self, tray, failed: str, gpus: list[str]) -> list[str]:
-        from infra.topology.tray import tray_graph
+    @staticmethod
+    def _key(e: Effect) -> tuple:
+        """Worst first: most GPUs lost, then degraded, then the least bandwidth kept."""
+        return (e.lost, e.degraded, -(e.fraction if e.fraction is not None else 1.0))
 
-        g = tray_graph(tray, self.rd.catalog)
-        keep = nx.subgraph_view(g, filter_node=lambda n: n != failed and g.nodes[n]["kind"] != "nic",
-                                filter_edge=lambda a, b: g.edges[a, b]["kind"] != "contains")
-        cpus = [n for n, d in g.nodes(data=True) if d["kind"] == "cpu"]
-        return [x for x in gpus if not any(nx.has_path(keep, x, c) for c in cpus)]
-
-    def _component_failure(self, tray, name: str, gpus: list[str], base) -> Effect:
-        lost = self._lost_gpus(tray, name, gpus)
-        after = tray_contention(tray, self.rd.catalog, frozenset({name})).per_source(SCALE_OUT)
-        deg = []
-        for gpu in gpus:
-            if gpu in lost or gpu not in base or base[gpu][1] <= 0:
-                continue
-            kept = after.get(gpu, (0.0, 0.0))[1] / base[gpu][1]
-            if kept < 1 - 1e-9:
-                deg.append(kept)
-        return Effect(len(lost), len(deg), min(deg) if deg else None, ())
+    def _component_failure(self, tray, name: str) -> Effect:
+        lost, kept = tray_component_failure(tray, self.rd.catalog, name)
+        return Effect(len(lost), len(kept), min(kept.values()) if kept else None, ())
 
     def infra_rows(self) -> None:
         rd = self.rd

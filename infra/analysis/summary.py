@@ -17,6 +17,7 @@ from infra.analysis.compute import ComputeSummary, layout_compute, summarize_com
 from infra.analysis.cabling import cabling_plan
 from infra.analysis.cooling import DesignCooling, design_cooling
 from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
+from infra.analysis.elevation import elevation_rows, rack_elevations
 from infra.analysis.power import DesignPower, design_power
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS
@@ -118,10 +119,19 @@ class DesignAnalysis:
                  **{f"gbit_s_per_gpu_{k}": _r(v) for k, v in f.per_gpu_gbit_s.items()}}
                 for f in self.fabrics],
             "cabling": [row for f in self.fabrics for row in cabling_plan(self.rd, f)],
+            "flops_by_precision": self._flops_rows(),
+            "rack_elevation": elevation_rows(rack_elevations(self.rd, self.power)),
             "assumptions": self._assumptions(),
         }
         t.update(self.extra_tables)
         return t
+
+    def _flops_rows(self) -> list[dict]:
+        """Peak dense vs measured-achievable (MAMF) per precision; None = not published."""
+        c = self.compute
+        return [{"precision": p, "peak_dense_pflops": _r(c.peak_dense_pflops[p]),
+                 "achievable_pflops": _r(c.achievable_bf16_pflops) if p == "bf16" else None}
+                for p in PRECISIONS if p != "int8"]
 
     def _compute_rows(self) -> list[dict]:
         rows = []

@@ -39,3 +39,35 @@ def metric_unit(name: str) -> str:
 
 def metric_label(name: str) -> str:
     return name.replace("_", " ")
+
+
+COLUMN_TAILS = ("_per_rack", "_per_unit", "_total", "_per_gpu")
+NUMBER_FORMATS = {
+    "kW": '#,##0.0 "kW"', "MW": '#,##0.00 "MW"', "W": '#,##0 "W"', "USD": '"$"#,##0',
+    "GB/s": '#,##0.0 "GB/s"', "TB/s": '#,##0.0 "TB/s"', "Gb/s": '#,##0 "Gb/s"',
+    "Tb/s": '#,##0.0 "Tb/s"', "TB": '#,##0.00 "TB"', "PFLOPS": '#,##0.0 "PFLOPS"',
+    "PFLOPS (dense)": '#,##0.0 "PFLOPS"', "POPS (dense)": '#,##0.0 "POPS"',
+    "ratio": "0.00", "ratio (demand / capacity)": '0.00"x"', "fraction": "0.0%",
+    "GPUs": '#,##0 "GPUs"', "count": "#,##0", "GB/s per GPU": '#,##0 "GB/s"',
+    "Gb/s per GPU": '#,##0 "Gb/s"', "Gb/s per tray": '#,##0 "Gb/s"', "U": '0 "U"',
+}
+
+
+def column_unit(name: str) -> str | None:
+    """Unit of a table column from its name (``it_kw_per_rack`` -> ``kW``); None if unsure."""
+    base = name
+    for tail in COLUMN_TAILS:
+        if base.endswith(tail):
+            base = base[: -len(tail)]
+    if base.endswith("_w"):
+        return "W"
+    if base.endswith("_u"):
+        return "U"
+    unit = metric_unit(base)
+    if unit == "count" and not (base.endswith("_count") or base in ("count", "racks", "trays")):
+        return None
+    return unit
+
+
+def number_format(unit: str | None) -> str | None:
+    return NUMBER_FORMATS.get(unit or "")

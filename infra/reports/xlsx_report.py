@@ -1,4 +1,11 @@
-"""xlsx workbook: a Summary sheet of metrics with units, one sheet per table.
+"""xlsx workbook a reviewer can work in.
+
+- Summary: key figures with units, and the design's assumptions.
+- One styled sheet per analysis table (header style, frozen header, filter, widths,
+  number formats with units), generic: a new table gets its sheet with no code change.
+- Bill of materials: ``unit_price_usd`` (from the rows when known, else blank and
+  editable) and live ``extended_usd = count x price`` formulas with a ``=SUM`` total.
+- Charts (native Excel), Diagrams (PNG), Sources (every catalog figure of the BOM).
 
 Only formats what the analyses computed; written atomically.
 """
@@ -9,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.reports.atomic import write_atomic
-from infra.reports.labels import metric_unit
+from infra.reports.labels import column_unit, metric_unit, number_format
 
 SHEET_NAMES = {
     "bill_of_materials": "Bill of materials",
@@ -25,20 +32,41 @@ SHEET_NAMES = {
     "fabric": "Fabric",
     "fabric_summary": "Fabric summary",
     "cabling": "Cabling",
+    "flops_by_precision": "FLOPS by precision",
+    "rack_elevation": "Rack elevation",
 }
+HEADER_FILL = "305496"
+BOM = "bill_of_materials"
+PRICE, EXTENDED = "unit_price_usd", "extended_usd"
 
 
 def sheet_name(table: str) -> str:
     return SHEET_NAMES.get(table, table.replace("_", " ").capitalize())[:31]
 
 
-def build_workbook(data: dict[str, Any]):
+def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
     """An openpyxl Workbook of the JSON-contract dict (not saved)."""
     from openpyxl import Workbook
-    from openpyxl.styles import Font, PatternFill
+
+    from infra.reports import xlsx_extras
 
     wb = Workbook()
-    ws = wb.active
+    _summary(wb.active, data)
+    for table, rows in data["tables"].items():
+        ws = wb.create_sheet(sheet_name(table))
+        if table == BOM:
+            _bom_sheet(ws, rows)
+        else:
+            _table_sheet(ws, rows)
+    xlsx_extras.add_charts(wb, data)
+    if pngs:
+        xlsx_extras.add_diagrams(wb, pngs)
+    if analysis is not None:
+        xlsx_extras.add_sources(wb, data, analysis.rd.catalog)
+    return wb
+
+
+def _summary(ws, data: dict[str, Any]) -> None:
     ws.title = "Summary"
     ws.append(["Design", data["design"]["name"]])
     ws.append(["Source file", data["design"]["source_file"]])
@@ -46,22 +74,70 @@ def build_workbook(data: dict[str, Any]):
     ws.append(["Metric", "Value", "Unit"])
     header_row = ws.max_row
     for name, value in data["metrics"].items():
-        ws.append([name, value, metric_unit(name)])
-    _style_header(ws, header_row, Font, PatternFill)
+        unit = metric_unit(name)
+        ws.append([name, value, unit])
+        fmt = number_format(unit)
+        if fmt and isinstance(value, (int, float)):
+            ws.cell(row=ws.max_row, column=2).number_format = fmt
+    style_header(ws, header_row)
     ws.freeze_panes = ws.cell(row=header_row + 1, column=1)
-    _widths(ws)
-    for table, rows in data["tables"].items():
-        sheet = wb.create_sheet(sheet_name(table))
-        cols = list(rows[0]) if rows else ["(empty)"]
-        sheet.append(cols)
-        for r in rows:
-            sheet.append([_cell(r.get(c)) for c in cols])
-        _style_header(sheet, 1, Font, PatternFill)
-        sheet.freeze_panes = "A2"
-        if rows:
-            sheet.auto_filter.ref = sheet.dimensions
-        _widths(sheet)
-    return wb
+    ws.cell(row=1, column=1).font = _font(bold=True)
+    ws.append([])
+    ws.append(["Assumption", "Value", "Source"])
+    style_header(ws, ws.max_row)
+    for a in data["tables"].get("assumptions", []):
+        ws.append([a.get("item"), _cell(a.get("value")), a.get("source")])
+    widths(ws)
+
+
+def _table_sheet(ws, rows: list[dict]) -> list[str]:
+    cols = list(rows[0]) if rows else ["(empty)"]
+    ws.append(cols)
+    for r in rows:
+        ws.append([_cell(r.get(c)) for c in cols])
+    _finish(ws, cols, len(rows))
+    return cols
+
+
+def _bom_sheet(ws, rows: list[dict]) -> None:
+    from openpyxl.utils import get_column_letter
+
+    cols = [c for c in (list(rows[0]) if rows else ["kind", "slug", "count"]) if c != EXTENDED]
+    if PRICE not in cols:
+        cols.append(PRICE)
+    cols.append(EXTENDED)
+    ws.append(cols)
+    cnt = get_column_letter(cols.index("count") + 1)
+    price = get_column_letter(cols.index(PRICE) + 1)
+    ext = cols.index(EXTENDED) + 1
+    for i, r in enumerate(rows, start=2):
+        ws.append([_cell(r.get(c)) for c in cols[:-1]] + [f"={cnt}{i}*{price}{i}"])
+    _finish(ws, cols, len(rows))
+    last = len(rows) + 1
+    total = last + 1
+    ws.cell(row=total, column=1, value="Total")
+    ws.cell(row=total, column=ext, value=f"=SUM({get_column_letter(ext)}2:{get_column_letter(ext)}{last})")
+    for c in (1, ext):
+        ws.cell(row=total, column=c).font = _font(bold=True)
+    ws.cell(row=total, column=ext).number_format = number_format("USD")
+    ws.auto_filter.ref = f"A1:{get_column_letter(len(cols))}{last}"
+    note = ws.cell(row=total + 2, column=1,
+                   value="Enter or change unit_price_usd (blank = unknown, counts as 0); "
+                         "extended_usd and Total recompute.")
+    note.font = _font(italic=True)
+
+
+def _finish(ws, cols: list[str], n: int) -> None:
+    style_header(ws, 1)
+    ws.freeze_panes = "A2"
+    if n:
+        ws.auto_filter.ref = ws.dimensions
+    for j, c in enumerate(cols, start=1):
+        fmt = number_format(column_unit(c))
+        if fmt:
+            for row in ws.iter_rows(min_row=2, max_row=n + 1, min_col=j, max_col=j):
+                row[0].number_format = fmt
+    widths(ws)
 
 
 def _cell(v: Any) -> Any:
@@ -70,18 +146,30 @@ def _cell(v: Any) -> Any:
     return v
 
 
-def _style_header(ws, row: int, Font, PatternFill) -> None:  # noqa: N803
+def _font(**kw):
+    from openpyxl.styles import Font
+
+    return Font(**kw)
+
+
+def style_header(ws, row: int) -> None:
+    from openpyxl.styles import Alignment, Font, PatternFill
+
     for cell in ws[row]:
+        if cell.value is None:
+            continue
         cell.font = Font(bold=True, color="FFFFFF")
-        cell.fill = PatternFill("solid", fgColor="305496")
+        cell.fill = PatternFill("solid", fgColor=HEADER_FILL)
+        cell.alignment = Alignment(vertical="center")
 
 
-def _widths(ws) -> None:
+def widths(ws) -> None:
     for col in ws.columns:
-        width = max((len(str(c.value)) for c in col if c.value is not None), default=8)
-        ws.column_dimensions[col[0].column_letter].width = min(max(width + 2, 8), 60)
+        width = max((len(str(c.value)) for c in col
+                     if c.value is not None and not str(c.value).startswith("=")), default=8)
+        ws.column_dimensions[col[0].column_letter].width = min(max(width + 2, 10), 60)
 
 
-def write_xlsx(data: dict[str, Any], path: Path) -> Path:
-    wb = build_workbook(data)
+def write_xlsx(data: dict[str, Any], path: Path, analysis=None, pngs=()) -> Path:
+    wb = build_workbook(data, analysis, pngs)
     return write_atomic(path, lambda p: wb.save(p))

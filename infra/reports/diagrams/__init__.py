@@ -1,0 +1,47 @@
+"""Diagrams of a design analysis, one module per diagram, built as DOT text.
+
+Builders return :class:`Diagram` objects (a file name and DOT source) and never render;
+:mod:`infra.reports.diagrams.render` turns them into SVG/PNG. Figures come from the
+analysis (:class:`infra.analysis.summary.DesignAnalysis`); styles from :mod:`.style`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Diagram:
+    name: str  # file stem, e.g. "scaleup_ultraserver"
+    title: str
+    source: str  # DOT text
+
+
+def natural(text: str) -> list:
+    """Sort key putting ``r0.t2`` before ``r0.t10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
+
+
+def file_stem(text: str) -> str:
+    """A safe, stable file stem from a label."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_").lower()
+
+
+def build_diagrams(analysis, data: dict, highlight: str | None = None) -> tuple[list[Diagram], list[str]]:
+    """Every diagram of ``analysis``; returns (diagrams, notes on what was not drawn)."""
+    import graphviz  # noqa: F401  (fail here, not half-way, if the package is missing)
+
+    from infra.reports.diagrams import elevation, fabric, failure, scaleup, tray
+
+    diagrams: list[Diagram] = []
+    notes: list[str] = []
+    diagrams.append(elevation.rack_elevations_diagram(analysis))
+    diagrams += scaleup.domain_diagrams(analysis)
+    diagrams += tray.tray_diagrams(analysis)
+    fabs = fabric.fabric_diagrams(analysis)
+    if not fabs:
+        notes.append("the design has no scale-out fabric: fabric overview not drawn")
+    diagrams += fabs
+    diagrams.append(failure.failure_diagram(analysis, highlight))
+    return diagrams, notes
