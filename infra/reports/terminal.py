@@ -1,0 +1,81 @@
+"""Plain-text terminal summary of a design analysis (no figure is computed here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from infra.reports.labels import metric_unit
+
+HEADLINE = [
+    "gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "hbm_tbyte_s",
+    "peak_dense_pflops_bf16", "peak_dense_pflops_fp8", "peak_dense_pflops_fp4",
+    "achievable_pflops_bf16", "it_power_kw", "facility_power_kw", "liquid_heat_kw",
+    "air_heat_kw", "scale_up_domains", "scale_up_domain_gpus", "scale_up_gbyte_s_per_gpu",
+    "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
+    "front_end_gbit_s_per_tray", "pcie_max_oversubscription", "worst_single_failure_gpus",
+]
+
+
+def fmt(value: Any, none: str = "unknown") -> str:
+    if value is None:
+        return none
+    if isinstance(value, float):
+        return f"{value:,.2f}".rstrip("0").rstrip(".") if value % 1 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def table(rows: list[dict], columns: list[str] | None = None, none: str = "-") -> str:
+    """Fixed-width text table of ``rows`` (list of dicts)."""
+    if not rows:
+        return "  (none)"
+    cols = columns or list(rows[0])
+    cells = [[fmt(r.get(c), none) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    line = "  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths))
+    out = [line, "  " + "  ".join("-" * w for w in widths)]
+    for row in cells:
+        out.append("  " + "  ".join(v.rjust(w) if _num(v) else v.ljust(w)
+                                    for v, w in zip(row, widths)))
+    return "\n".join(out)
+
+
+def _num(text: str) -> bool:
+    return text.replace(",", "").replace(".", "").replace("-", "").isdigit()
+
+
+def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None) -> str:
+    """Terminal summary of the JSON-contract dict."""
+    m, t = data["metrics"], data["tables"]
+    out = [f"{data['design']['name']}  ({data['design']['source_file']})", ""]
+    keys = HEADLINE + [k for k in (extra_metrics or []) if k in m]
+    width = max(len(k) for k in keys)
+    for k in keys:
+        if k in m:
+            out.append(f"  {k.ljust(width)}  {fmt(m[k]):>12}  {metric_unit(k)}")
+    out += ["", "Bill of materials (by kind):"]
+    bom = [{"kind": r["kind"], "sku": r["slug"], "count": r["count"]}
+           for r in t["bill_of_materials"]]
+    out.append(table(bom))
+    out += ["", "Power per rack:"]
+    out.append(table(t["power_by_rack"], ["layout", "racks", "it_kw_per_rack", "liquid_kw_per_rack",
+                                          "air_kw_per_rack", "supply_kw_per_rack",
+                                          "published_estimate_kw_per_rack"]))
+    out += ["", "Cooling:"]
+    out.append(table(t["cooling"], ["unit", "scope", "removes", "heat_kw", "capacity_kw",
+                                     "needed", "installed", "total_units"]))
+    out += ["", "Per-GPU bandwidth by tray type (per direction):"]
+    out.append(table(t["bandwidth"], ["tray", "trays", "scale_up_domain_gpus",
+                                       "scale_up_gbyte_s_per_gpu", "scale_out_gbit_s_per_gpu_nominal",
+                                       "scale_out_gbit_s_per_gpu_effective",
+                                       "pcie_max_oversubscription", "worst_link"]))
+    out += ["", f"Blast radius ({data['tables']['assumptions'][1]['value']} NVLink partitions):"]
+    out.append(table(t["blast_radius"], ["component_kind", "component", "count", "gpus_lost",
+                                          "gpus_degraded", "degraded_bandwidth_fraction",
+                                          "domains_broken", "largest_placeable_job_gpus"]))
+    notes = [a for a in t["assumptions"] if a["item"] != "note"]
+    if notes:
+        out += ["", "Assumptions and gaps:"]
+        out += [f"  - {a['item']}: {fmt(a['value'])}" for a in notes]
+    return "\n".join(out) + "\n"
