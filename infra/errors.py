@@ -87,3 +87,7 @@ def nearest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     close = nearest(name, candidates)
     return f"did you mean {', '.join(repr(c) for c in close)}?" if close else "no similar name known"
+
+
+class RatesError(InfraError):
+    """A failure-rates file (or a design's ``failure_rates``) is malformed."""

@@ -37,13 +37,14 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 def _register() -> None:
-    from infra.cli import catalog_cmd, compare_cmd, design_cmd, topology_cmd
+    from infra.cli import catalog_cmd, compare_cmd, design_cmd, failures_cmd, topology_cmd
 
     cli.add_command(design_cmd.design)
     cli.add_command(design_cmd.validate)
     cli.add_command(catalog_cmd.catalog)
     cli.add_command(topology_cmd.topology)
     cli.add_command(compare_cmd.compare)
+    cli.add_command(failures_cmd.failures)
 
 
 _register()

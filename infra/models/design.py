@@ -16,7 +16,7 @@ A design never copies a catalog figure; it names types by slug and says how many
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -74,6 +74,9 @@ class Design(Strict):
     pods: dict[Name, Pod] = {}
     fabrics: dict[Name, FabricSpec] = {}
     build: Annotated[dict[Name, PositiveCount], Field(min_length=1)]
+    # Overrides of catalogs/rates/default.yaml for `infra failures` (checked there):
+    # rows of {kind, and the fields changed, e.g. rate_per_year, repair_hours, basis}.
+    failure_rates: list[dict[str, Any]] = []
 
 
 __all__ = ["Assumptions", "Count", "Design", "Pod", "PodCooling", "PosFloat", "RackContent",

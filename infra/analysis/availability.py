@@ -1,0 +1,216 @@
+"""Availability of one scale-up domain for a job that needs k of its GPUs, and spares.
+
+Model (steady state, independent units, exponential up and repair times)
+------------------------------------------------------------------------
+- A unit with failure rate lambda (per hour) and repair time r (hours) is down with
+  probability u = lambda r / (1 + lambda r) (availability A = MTBF / (MTBF + MTTR)).
+- The domain is G groups (racks) of n compute trays of t GPUs. The tray is the unit that
+  is scheduled and replaced: any failure inside it (GPU, HBM, CPU, host parts, a NIC or
+  PCIe switch whose loss stops a GPU) takes the whole tray out until repaired. This is
+  conservative for a parked GPU in NVIDIA's full-bandwidth mode (3 of 4 GPUs could run).
+- Group parts (per rack: NVLink switch trays, cable cartridge, rack power, in-rack CDU)
+  take their rack's GPUs out of any partition; split parts (the cross-rack NVLink cable
+  set) leave each rack as its own partition; domain parts (a pod's in-row heat
+  exchanger, or a rack holding a tray-sized domain) take the whole domain out.
+  Which part is which comes from the blast-radius rows (GPUs lost, domains broken).
+- A job needing k GPUs needs m = ceil(k / t) healthy trays in ONE partition. Partitions:
+  all racks together when every group part and the split parts are up; otherwise each
+  healthy rack alone.
+
+Closed form: with a = P(tray up), q_j = P(Binomial(j n, a) >= m),
+P = A_dom [A_split A_grp^G q_G + sum_{j=0..G} C(G,j) A_grp^j (1-A_grp)^(G-j)
+(1 - (1 - q_1)^j) - A_split A_grp^G (1 - (1 - q_1)^G)].
+The Monte Carlo samples every unit's state independently (vectorised numpy) and applies
+the partition rule directly; it checks the combinatorics, not the independence
+assumption. Repair crews are unlimited (no queueing for repairs).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from infra.units import HOURS_PER_YEAR
+
+Z99 = 2.5758293035489004  # two-sided 99 % normal quantile
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str
+    count: float  # per tray, per group or per domain (fractional: shared with others)
+    down: float  # steady-state probability that one such unit is down
+
+
+@dataclass(frozen=True)
+class DomainModel:
+    groups: int
+    trays_per_group: int
+    gpus_per_tray: int
+    tray_parts: tuple[Part, ...] = ()
+    group_parts: tuple[Part, ...] = ()
+    split_parts: tuple[Part, ...] = ()
+    domain_parts: tuple[Part, ...] = ()
+
+    @property
+    def gpus(self) -> int:
+        return self.groups * self.trays_per_group * self.gpus_per_tray
+
+
+@dataclass(frozen=True)
+class AvailabilityRow:
+    job_gpus_per_domain: int
+    spare_trays: int
+    closed_form: float
+    monte_carlo: float
+    mc_ci_low: float
+    mc_ci_high: float
+    agrees: bool
+    job_availability: float  # closed form ** domains of the job
+
+
+def unavailability(rate_per_year: float, repair_hours: float) -> float:
+    """u = lambda r / (1 + lambda r), lambda in events per hour.
+
+    Examples
+    --------
+    >>> round(unavailability(8760 / 99, 1.0), 6)  # lambda = 1/99 per h, r = 1 h -> 1/100
+    0.01
+    """
+    x = rate_per_year / HOURS_PER_YEAR * repair_hours
+    return x / (1.0 + x)
+
+
+def _up(parts: tuple[Part, ...]) -> float:
+    return math.prod((1.0 - p.down) ** p.count for p in parts)
+
+
+def _tail(n: int, a: float, m: int) -> float:
+    """P(Binomial(n, a) >= m)."""
+    if m <= 0:
+        return 1.0
+    return sum(math.comb(n, i) * a**i * (1 - a) ** (n - i) for i in range(m, n + 1))
+
+
+def closed_form(model: DomainModel, job_gpus: int) -> float:
+    """Probability that the domain can host a job of ``job_gpus`` GPUs (closed form).
+
+    Examples
+    --------
+    A single rack of 2 trays, each up with probability 0.9, nothing shared:
+    hosting 1 tray's GPUs needs >= 1 of 2 up: 1 - 0.1^2 = 0.99.
+
+    >>> m = DomainModel(1, 2, 4, tray_parts=(Part("tray", 1, 0.1),))
+    >>> round(closed_form(m, 4), 6)
+    0.99
+    """
+    G, n = model.groups, model.trays_per_group
+    m = math.ceil(job_gpus / model.gpus_per_tray)
+    a = _up(model.tray_parts)
+    a_grp, a_split, a_dom = _up(model.group_parts), _up(model.split_parts), _up(model.domain_parts)
+    one = _tail(n, a, m)
+    alone = sum(math.comb(G, j) * a_grp**j * (1 - a_grp) ** (G - j) * (1 - (1 - one) ** j)
+                for j in range(G + 1))
+    if G == 1:
+        return a_dom * alone
+    joined = a_split * a_grp**G
+    return a_dom * (joined * _tail(G * n, a, m) + alone - joined * (1 - (1 - one) ** G))
+
+
+def monte_carlo(model: DomainModel, job_gpus: int, samples: int = 400_000,
+                seed: int = 0) -> tuple[float, float, float]:
+    """Sampled probability of hosting ``job_gpus`` and its 99 % interval (vectorised).
+
+    Every unit is sampled: per tray and per part, the number of failed units is
+    Binomial(count, down) (fractional counts of shared parts are rounded up, which is
+    exact for the counts that occur: 1 shared unit per domain).
+    """
+    rng = np.random.default_rng(seed)
+    G, n, t = model.groups, model.trays_per_group, model.gpus_per_tray
+
+    def sample(parts: tuple[Part, ...], shape: tuple[int, ...]) -> np.ndarray:
+        up = np.ones(shape, dtype=bool)
+        for p in parts:
+            up &= rng.binomial(math.ceil(p.count), p.down, size=shape) == 0
+        return up
+
+    trays_up = sample(model.tray_parts, (samples, G, n)).sum(axis=2)  # (S, G)
+    grp_up = sample(model.group_parts, (samples, G))
+    split_up = sample(model.split_parts, (samples,))
+    dom_up = sample(model.domain_parts, (samples,))
+    healthy = trays_up * grp_up
+    joined = np.where(split_up & grp_up.all(axis=1), healthy.sum(axis=1), 0)
+    capacity = np.maximum(joined, healthy.max(axis=1)) * t
+    ok = dom_up & (capacity >= job_gpus)
+    p = float(ok.mean())
+    half = Z99 * math.sqrt(max(p * (1 - p), 1e-300) / samples)
+    if p in (0.0, 1.0):  # rule of three for an all-or-nothing sample
+        half = 3.0 / samples
+    return p, max(0.0, p - half), min(1.0, p + half)
+
+
+def availability_rows(model: DomainModel, domains_in_job: int, samples: int = 400_000,
+                      seed: int = 0) -> list[AvailabilityRow]:
+    """Full domain, one and two spare trays, and (multi-rack domains) one rack's worth."""
+    t, n = model.gpus_per_tray, model.trays_per_group
+    sizes = [model.gpus - s * t for s in (0, 1, 2) if model.gpus - s * t > 0]
+    if model.groups > 1:
+        sizes += [n * t, n * t - t]
+    rows = []
+    for k in dict.fromkeys(sizes):
+        cf = closed_form(model, k)
+        p, lo, hi = monte_carlo(model, k, samples, seed)
+        rows.append(AvailabilityRow(k, (model.gpus - k) // t, cf, p, lo, hi, lo <= cf <= hi,
+                                    cf ** max(domains_in_job, 1)))
+    return rows
+
+
+def spares_needed(model: DomainModel, target: float, domains: int = 1) -> int | None:
+    """Fewest spare trays per domain so that ``domains`` domains all host their share.
+
+    A job uses (n G - s) trays of each of ``domains`` domains; returns the smallest s
+    with closed_form ** domains >= target, or None when the shared parts alone cap the
+    availability below the target (spares cannot help against them).
+
+    Examples
+    --------
+    Trays up with probability 0.9, 4 per domain, target 0.99: s = 0 gives 0.9^4 = 0.656;
+    s = 1: P(>= 3 of 4) = 0.9^4 + 4 x 0.9^3 x 0.1 = 0.9477; s = 2: 0.9963.
+
+    >>> spares_needed(DomainModel(1, 4, 1, tray_parts=(Part("tray", 1, 0.1),)), 0.99)
+    2
+    """
+    total = model.groups * model.trays_per_group
+    for s in range(total):
+        if closed_form(model, (total - s) * model.gpus_per_tray) ** domains >= target:
+            return s
+    return None
+
+
+def spare_domains_needed(p_domain: float, domains: int, target: float) -> int | None:
+    """Fewest spare domains so that ``domains`` of the pool can host their share.
+
+    P(at least D of D + s domains up) = P(Binomial(D + s, 1 - p) <= s) >= target.
+    Treats domains as independent: racks shared by several small domains (4 servers
+    per rack) make this slightly optimistic. None if 1 000 spares do not reach it.
+
+    Examples
+    --------
+    One domain up with probability 0.9: s = 1 gives 1 - 0.1^2 = 0.99 >= 0.99.
+
+    >>> spare_domains_needed(0.9, 1, 0.99)
+    1
+    """
+    q = 1.0 - p_domain
+    if q <= 0.0:
+        return 0
+    for s in range(1001):
+        n = domains + s
+        log_q, log_p = math.log(q), math.log(p_domain) if p_domain > 0 else -math.inf
+        ok = sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                          + i * log_q + (n - i) * log_p) for i in range(s + 1))
+        if ok >= target:
+            return s
+    return None

@@ -1,0 +1,65 @@
+"""``infra failures``: interruptions, availability and spares from failure rates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md"]),
+              help="Also write reports/<stem>.failures.<ext> (repeatable).")
+@click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
+              show_default=True)
+@click.option("--rates", "rates_file", type=click.Path(path_type=Path), default=None,
+              help="Rates file overriding catalogs/rates/default.yaml (same schema).")
+@click.option("--job-gpus", type=click.IntRange(min=1), default=None,
+              help="GPUs of the job (default: the largest multiple of the domain that fits).")
+@click.option("--checkpoint-seconds", type=click.FloatRange(min=0), default=None,
+              help="Checkpoint write time (default: the rates file's job section).")
+@click.option("--restart-minutes", type=click.FloatRange(min=0), default=None)
+@click.option("--target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.99,
+              show_default=True, help="Availability target for spares.")
+@click.option("--samples", type=click.IntRange(min=1000), default=400_000, show_default=True,
+              help="Monte Carlo samples per availability row.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
+def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_seconds,
+             restart_minutes, target, samples, seed, catalog_dir) -> None:
+    """Failure review of design FILE(s); two or more are compared side by side."""
+    from infra.analysis.failure_review import review_file
+    from infra.models.catalog import load_catalog
+    from infra.reports.failures_text import compare_rows, render_compare, render_review
+
+    catalog = load_catalog(catalog_dir)
+    datas = [review_file(f, catalog=catalog, rates_file=rates_file, job_gpus=job_gpus,
+                         checkpoint_write_seconds=checkpoint_seconds,
+                         restart_minutes=restart_minutes, target=target, samples=samples,
+                         seed=seed).as_dict() for f in files]
+    names = [Path(f).stem for f in files]
+    if fmt == "json":
+        from infra.reports.json_report import to_json
+
+        click.echo(to_json(datas[0] if len(datas) == 1 else
+                           {"designs": dict(zip(names, datas)), "compare": compare_rows(datas, names)}),
+                   nl=False)
+    else:
+        click.echo(render_review(datas[0]) if len(datas) == 1 else render_compare(datas, names),
+                   nl=False)
+    for name, data in zip(names, datas):
+        for ext in dict.fromkeys(reports):
+            path = Path(outdir) / f"{name}.failures.{ext}"
+            if ext == "md":
+                from infra.reports.atomic import write_text_atomic
+                from infra.reports.failures_text import markdown
+
+                write_text_atomic(path, markdown(data))
+            else:
+                from infra.reports.xlsx_report import write_xlsx
+
+                write_xlsx(data, path)
+            click.echo(f"wrote {path}", err=fmt == "json")
