@@ -89,8 +89,19 @@ class FailureReview:
 
     def as_dict(self) -> dict[str, Any]:
         return {"design": {"name": self.name, "source_file": self.source_file,
-                           "rates_files": list(self.rates.files)},
+                           "rates_files": [_display(f) for f in self.rates.files]},
                 "metrics": self.metrics(), "tables": self.tables()}
+
+
+def _display(path) -> str:
+    """A path relative to the working directory when it lies below it."""
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(p)
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
