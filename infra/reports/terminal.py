@@ -37,9 +37,12 @@ def table(rows: list[dict], columns: list[str] | None = None, none: str = "-") -
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
     line = "  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths))
     out = [line, "  " + "  ".join("-" * w for w in widths)]
+    # a column is right-aligned only when all its cells are numbers (or blanks)
+    numeric = [all(_num(row[i]) or row[i] in ("-", "n/a", "unknown", "") for row in cells)
+               for i in range(len(cols))]
     for row in cells:
-        out.append("  " + "  ".join(v.rjust(w) if _num(v) else v.ljust(w)
-                                    for v, w in zip(row, widths)))
+        out.append("  " + "  ".join(v.rjust(w) if numeric[i] else v.ljust(w)
+                                    for i, (v, w) in enumerate(zip(row, widths))))
     return "\n".join(out)
 
 
