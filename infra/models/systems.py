@@ -93,7 +93,7 @@ class CoolingUnit(Part):
     """
 
     kind: Literal["cooling_unit"] = "cooling_unit"
-    cooling_kind: Literal["in_rack_cdu", "in_row_cdu", "in_row_heat_exchanger", "crah"]
+    cooling_kind: Literal["in_rack_cdu", "in_row_cdu", "in_row_heat_exchanger", "crah", "crac"]
     removes: Literal["liquid", "air", "both"]
     placement: Literal["in_rack", "in_row", "room"]
     u_height: NonNegFloat = 0
