@@ -5,11 +5,10 @@ Only formats: unknown values print as ``n/a``, booleans as yes/no.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
+from infra.reports.tabular import to_csv
 from infra.reports.terminal import fmt, table
 
 
@@ -28,13 +27,7 @@ def render_compare(data: dict[str, Any], fmt_name: str = "table") -> str:
     if fmt_name == "json":
         return json.dumps(data, indent=2, default=str) + "\n"
     if fmt_name == "csv":
-        rows = _rows(data)
-        buf = io.StringIO()
-        if rows:
-            w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-            w.writeheader()
-            w.writerows(rows)
-        return buf.getvalue()
+        return to_csv(_rows(data))
     out = ["Comparison (* = options differ; n/a = unknown or not applicable)"]
     if data.get("target"):
         out[0] += f"; sized to {data['target']}"
