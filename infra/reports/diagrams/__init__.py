@@ -39,9 +39,6 @@ def build_diagrams(analysis, data: dict, highlight: str | None = None) -> tuple[
     diagrams.append(elevation.rack_elevations_diagram(analysis))
     diagrams += scaleup.domain_diagrams(analysis)
     diagrams += tray.tray_diagrams(analysis)
-    fabs = fabric.fabric_diagrams(analysis)
-    if not fabs:
-        notes.append("the design has no scale-out fabric: fabric overview not drawn")
-    diagrams += fabs
+    diagrams += fabric.fabric_diagrams(analysis)  # none when the design has no fabric
     diagrams.append(failure.failure_diagram(analysis, highlight))
     return diagrams, notes
