@@ -179,3 +179,21 @@ def test_fabric_diagram_collapsed_by_rail(catalog):
     assert d.source.count("rail") >= 8 and "16 x nvidia-quantum-2-qm9700" in d.source
     assert "127 x 400G" in d.source and "128 x 400G" in d.source
     assert fabric_diagrams(analyze_file(DESIGNS / "gb200_nvl72.yaml", catalog)) == []
+
+
+def test_bom_prices_total_equals_capex(tmp_path, catalog):
+    """DGX SU: the H100s are the only priced SKU (the DGX itself is unpriced):
+    256 x $27,500 = $7,040,000, a lower bound; the workbook's =SUM total recomputes to it."""
+    from infra.reports.xlsx_report import write_xlsx
+
+    a = analyze_file(DESIGNS / "dgx_h100_su.yaml", catalog)
+    data = a.as_dict()
+    assert data["metrics"]["capex_priced_usd"] == 256 * 27_500
+    assert data["metrics"]["capex_unpriced_sku_count"] > 0
+    path = write_xlsx(data, tmp_path / "su.xlsx", a)
+    ws = openpyxl.load_workbook(path)["Bill of materials"]
+    header = [c.value for c in ws[1]]
+    ci, pi = header.index("count"), header.index("unit_price_usd")
+    total = sum((r[ci] or 0) * (r[pi] or 0) for r in ws.iter_rows(min_row=2, values_only=True)
+                if isinstance(r[ci], int) and isinstance(r[pi], (int, float)))
+    assert total == 7_040_000

@@ -19,8 +19,10 @@ from infra.analysis.cooling import DesignCooling, design_cooling
 from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
 from infra.analysis.elevation import elevation_rows, rack_elevations
 from infra.analysis.power import DesignPower, design_power
+from infra.analysis.tco import Capex, design_capex
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS
+from infra.models.prices import load_prices
 from infra.models.resolve import ResolvedDesign, load_design
 
 
@@ -36,6 +38,7 @@ class DesignAnalysis:
     bandwidth: DesignBandwidth
     blast: list[BlastRow]
     fabrics: list[FabricResult] = field(default_factory=list)
+    capex: Capex | None = None  # priced from catalogs/prices (a lower bound when unpriced)
     extra_metrics: dict[str, Any] = field(default_factory=dict)
     extra_tables: dict[str, list[dict]] = field(default_factory=dict)
 
@@ -63,6 +66,9 @@ class DesignAnalysis:
         m["power_unknown_parts_count"] = len(p.unknown)
         m.update(bandwidth_metrics(self.bandwidth))
         m.update(fabric_metrics(self.fabrics))
+        if self.capex is not None:
+            m["capex_priced_usd"] = self.capex.priced_usd
+            m["capex_unpriced_sku_count"] = len(self.capex.unpriced)
         lost = max((b.gpus_lost for b in self.blast), default=0)
         m["worst_single_failure_gpus"] = lost
         m.update(self.extra_metrics)
@@ -70,7 +76,7 @@ class DesignAnalysis:
 
     def tables(self) -> dict[str, list[dict]]:
         t = {
-            "bill_of_materials": [asdict(r) for r in self.bom],
+            "bill_of_materials": self._bom_rows(),
             "compute_by_rack": self._compute_rows(),
             "power_by_rack": [
                 {"layout": r.layout, "rack_type": r.rack_type, "racks": r.racks,
@@ -133,6 +139,19 @@ class DesignAnalysis:
                  "achievable_pflops": _r(c.achievable_bf16_pflops) if p == "bf16" else None}
                 for p in PRECISIONS if p != "int8"]
 
+    def _bom_rows(self) -> list[dict]:
+        """BOM rows with the unit price of every SKU the capex counts (a priced unit
+        covers what is mounted in it, so its contents carry no price of their own)."""
+        priced = {}
+        if self.capex is not None:
+            priced = {ln.slug: ln.price for ln in self.capex.lines if ln.price is not None}
+        rows = []
+        for r in self.bom:
+            p = priced.get(r.slug)
+            rows.append({**asdict(r), "unit_price_usd": p.usd if p else None,
+                         "price_source": f"{p.source.title} [{p.source.tag}]" if p else None})
+        return rows
+
     def _compute_rows(self) -> list[dict]:
         rows = []
         for name, n in self.rd.rack_counts.items():
@@ -184,8 +203,10 @@ def analyze(rd: ResolvedDesign) -> DesignAnalysis:
     cooling = design_cooling(rd, power)
     fabrics = design_fabrics(rd)
     bom = bill_of_materials(rd, cooling.unit_counts(), fabrics)
+    counts = {c.unit: c.total_units for c in cooling.rows if c.scope.startswith("pod")}
+    capex = design_capex(rd, load_prices(catalog=rd.catalog), counts)
     return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
-                          blast_radius(rd, power, cooling, fabrics), fabrics)
+                          blast_radius(rd, power, cooling, fabrics), fabrics, capex)
 
 
 def analyze_file(path: Path | str, catalog: Catalog | None = None) -> DesignAnalysis:
