@@ -70,8 +70,8 @@ class Sourced(Strict):
     def source_of(self, field: str) -> Source:
         """The source of one figure (its own, or the entry's first source)."""
         sid = self.figure_sources.get(field)
-        if sid is None and "." in field:
-            sid = self.figure_sources.get(field.split(".")[0])
+        if sid is None:
+            sid = self.figure_sources.get(field.split(".")[0].split("[")[0])
         for s in self.sources:
             if s.id == sid:
                 return s
@@ -106,4 +106,9 @@ def numeric_figures(model: BaseModel, prefix: str = "") -> list[tuple[str, float
             out.append((key, float(value)))
         elif isinstance(value, BaseModel) and not isinstance(value, Source):
             out.extend(numeric_figures(value, key + "."))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel) and not isinstance(item, Source):
+                    label = getattr(item, "name", None) or getattr(item, "id", None) or i
+                    out.extend(numeric_figures(item, f"{key}[{label}]."))
     return out

@@ -25,5 +25,11 @@ def entry_rows(catalog: Catalog, slug: str) -> list[dict]:
     for field, value in numeric_figures(e):
         src = e.source_of(field)
         rows.append({"slug": e.slug, "field": field, "value": value, "tag": src.tag,
-                     "source": src.title, "url": src.url or "", "choice": e.choices.get(field, "")})
+                     "source": src.title, "url": src.url or "",
+                     "choice": e.choices.get(field) or e.choices.get(_top(field), "")})
     return rows
+
+
+def _top(field: str) -> str:
+    """``host_links[gpu_side].gen`` -> ``host_links``."""
+    return field.split(".")[0].split("[")[0]
