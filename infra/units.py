@@ -23,7 +23,8 @@ GB_PER_TB = 1000
 HOURS_PER_YEAR = 8760
 
 # PCIe signalling rate per lane in GT/s, by generation (PCI-SIG base specifications).
-PCIE_GT_S: dict[int, int] = {1: 2, 2: 5, 3: 8, 4: 16, 5: 32, 6: 64}
+PCIE_GT_S: dict[int, Fraction] = {1: Fraction(5, 2), 2: Fraction(5), 3: Fraction(8),
+                                  4: Fraction(16), 5: Fraction(32), 6: Fraction(64)}
 # Line-code efficiency: 8b/10b for Gen1-2, 128b/130b for Gen3-5. Gen6 uses PAM4 with
 # 256-byte FLITs of which 236 bytes carry TLP data (6 B DLP, 8 B CRC, 6 B FEC).
 PCIE_ENCODING: dict[int, Fraction] = {

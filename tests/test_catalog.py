@@ -36,7 +36,7 @@ def test_required_parts_present(catalog):
         "gpu": ["nvidia-b200-gb200"],
         "cpu": ["nvidia-grace"],
         "superchip": ["nvidia-gb200"],
-        "nic": ["nvidia-connectx-7-400g", "nvidia-bluefield-3-b3240", "aws-nitro-400g",
+        "nic": ["nvidia-connectx-7-400g", "nvidia-bluefield-3-b3220", "aws-nitro-400g",
                 "aws-nitro-200g-dpu"],
         "compute_tray": ["nvidia-gb200-compute-tray", "aws-gb200-compute-tray"],
         "rack": ["nvidia-gb200-nvl72-rack", "aws-nvl36-rack"],

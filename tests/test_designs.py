@@ -51,6 +51,8 @@ def test_aws_nvl36x2_power(aws):
 def test_aws_irhx_count_unknown_not_guessed(aws):
     (row,) = aws.cooling.rows
     assert row.unit == "aws-irhx" and row.needed is None
+    bom = {r.slug: r.count for r in aws.bom}
+    assert bom["aws-irhx"] is None  # unknown stays unknown in the BOM, never a guessed 1
     assert row.heat_kw == pytest.approx(97.2)
 
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from conftest import DESIGNS
+from conftest import CATALOGS as CATALOG_DIR, DESIGNS
 
 GOOD = (DESIGNS / "aws_nvl36x2.yaml").read_text()
 
@@ -166,3 +166,27 @@ def test_catalog_cli_errors(run_cli, args):
     res = run_cli(*args)
     assert res.exit_code == 2
     assert "did you mean" in res.output
+
+
+TRAY = (CATALOG_DIR / "trays" / "nvidia-gb200-compute-tray.yaml").read_text()
+
+
+@pytest.mark.parametrize("old,new,fragments", [
+    ("  - {a: sc0.cpu0, b: nic1, lanes: 16}\n",
+     "  - {a: sc0.cpu0, b: nic1, lanes: 16}\n  - {a: nic1, b: sc0.cpu0, lanes: 8}\n",
+     ["links[2]", "two links join nic1 and sc0.cpu0"]),
+    ("  - {a: sc1.cpu0, b: nic3, lanes: 16}\n", "",
+     ["nic3:net is driven by sc1.gpu1", "has no PCIe link", "add a link from nic3@host"]),
+])
+def test_tray_wiring_errors(tmp_path, run_cli, old, new, fragments):
+    p = tmp_path / "nvidia-gb200-compute-tray.yaml"
+    p.write_text(TRAY.replace(old, new))
+    check(run_cli, p, *fragments)
+
+
+def test_unwritable_output_dir(tmp_path, run_cli):
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    res = run_cli("design", str(DESIGNS / "gb200_nvl72.yaml"), "--report", "json", "-o",
+                  str(blocker), "-q")
+    assert res.exit_code == 2 and "cannot write" in res.output and "Traceback" not in res.output

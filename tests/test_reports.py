@@ -62,7 +62,7 @@ def test_bom_formulas_recompute_to_json(aws_reports):
         assert m and int(m[2]) == int(m[4]) == i  # live formula on its own row
         count, price = cells[ci], cells[pi]
         assert count == r["count"] and price == r.get("unit_price_usd")
-        total += count * (price or 0)
+        total += (count or 0) * (price or 0)  # unknown counts (IRHX) stay blank
     total_row = [c.value for c in ws[len(rows) + 2]]
     assert total_row[0] == "Total"
     assert total_row[ei] == f"=SUM(H2:H{len(rows) + 1})".replace("H", openpyxl.utils.get_column_letter(ei + 1))

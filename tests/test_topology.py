@@ -116,6 +116,9 @@ def test_aws_effective_scale_out_below_nominal(aws):
     assert row.cpu_gbit_s_nominal == 4 * 200
     # front end per tray: 8 x 200 (Grace side) + 100 + 60 + 40 (DPU) = 1,800 Gb/s
     assert row.front_end_gbit_s_per_tray == 1800
+    # the shared ports are not counted twice: front end (1,800) + 4 GPUs x 400 effective
+    # = 3,400 Gb/s = 8 x 400 (Nitro ports) + 200 (DPU port)
+    assert row.front_end_gbit_s_per_tray + 4 * 400 == 8 * 400 + 200
 
 
 def test_aws_backplane_fault_loses_36(aws):

@@ -40,3 +40,8 @@ def test_bits_bytes_and_bidi():
     assert units.bidi_to_per_direction(1800) == 900
     assert units.tflops_to_pflops(2500) == 2.5
     assert units.w_to_kw(5400) == 5.4
+
+
+def test_pcie_gen1_is_2_5_gt_s():
+    # Gen1: 2.5 GT/s x 16 lanes x 8b/10b / 8 = 4.0 GB/s per direction
+    assert units.pcie_raw_gbyte_s(1, 16) == pytest.approx(4.0)

@@ -6,7 +6,10 @@
   converged networks). Effective: its max-min fair share with every GPU and CPU driving
   all its interfaces at once (:mod:`infra.analysis.pcie`).
 - Front end per tray: interfaces on front-end NICs plus converged interfaces driven by
-  CPUs (AWS carries storage/VPC on the same Nitro cards).
+  CPUs (AWS carries storage/VPC on the same Nitro cards), as the effective share they get
+  while the GPUs drive scale-out at the same time (nominal: their line rates). On AWS's
+  tray the shared 400G Nitro ports give 8 x 200 (Grace) + 200 (DPU) = 1.8 Tb/s front end
+  and 4 x 400 Gb/s scale-out: 3.4 Tb/s, the physical port total.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ class TrayBandwidth:
     worst_gpu: str
     cpu_gbit_s_nominal: float  # per CPU, all networks (lowest CPU)
     cpu_gbit_s_effective: float
-    front_end_gbit_s_per_tray: float
+    front_end_gbit_s_per_tray: float  # effective, all flows at once
+    front_end_gbit_s_per_tray_nominal: float
     pcie_max_oversubscription: float
     worst_link: str
 
@@ -82,15 +86,17 @@ def _row(slug: str, n: int, tc: TrayContention, dom: ScaleUpDomain, rd) -> TrayB
     allnet = tc.per_source()
     cpu_bw = {c: allnet.get(c, (0.0, 0.0)) for c in cpus}
     worst_cpu = min(cpu_bw, key=lambda c: (cpu_bw[c][1], c)) if cpus else None
-    fe = sum(f.demand_gbit_s for f in tc.flows
-             if f.network == "front_end" or (f.network == "converged" and f.source in cpus))
+    fe_idx = [i for i, f in enumerate(tc.flows)
+              if f.network == "front_end" or (f.network == "converged" and f.source in cpus)]
+    fe = sum(tc.allocation[i] for i in fe_idx)
+    fe_nominal = sum(tc.flows[i].demand_gbit_s for i in fe_idx)
     worst = tc.worst
     return TrayBandwidth(
         slug, n, len(gpus), dom.gpus, dom.links_per_gpu, dom.gbyte_s_per_gpu,
         dom.bisection_gbyte_s,
         gpu_bw[worst_gpu][0] if gpus else 0.0, gpu_bw[worst_gpu][1] if gpus else 0.0, worst_gpu,
         cpu_bw[worst_cpu][0] if worst_cpu else 0.0, cpu_bw[worst_cpu][1] if worst_cpu else 0.0,
-        fe, worst.oversubscription if worst else 0.0, worst.link if worst else "")
+        fe, fe_nominal, worst.oversubscription if worst else 0.0, worst.link if worst else "")
 
 
 def bandwidth_metrics(bw: DesignBandwidth) -> dict[str, float | int]:

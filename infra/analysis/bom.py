@@ -23,7 +23,7 @@ class BomRow:
     slug: str
     name: str
     vendor: str
-    count: int
+    count: int | None  # None: unknown (e.g. cooling units of unpublished capacity)
     where: str  # the parent type(s), e.g. "aws-gb200-compute-tray"
 
 
@@ -48,7 +48,12 @@ def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None =
     where: dict[str, set[str]] = {}
     parts = {}
 
-    def add(part, n: int, parent: str) -> None:
+    unknown: set[str] = set()
+
+    def add(part, n: int | None, parent: str) -> None:
+        if n is None:
+            unknown.add(part.slug)
+            n = 0
         counts[part.slug] += n
         parts[part.slug] = part
         where.setdefault(part.slug, set()).add(parent)
@@ -68,7 +73,8 @@ def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None =
         if shape.cross_rack_cable is not None:
             add(shape.cross_rack_cable, shape.count, "cross-rack NVLink cable set per domain")
     for slug, n in (cooling_units or {}).items():
-        add(rd.catalog.get(slug), n, "pod cooling")
+        add(rd.catalog.get(slug), n, "pod cooling" if n is not None
+            else "pod cooling (count unknown: capacity not published)")
     fibre_links = 0
     for f in fabrics or []:
         for t in f.tiers:
@@ -88,7 +94,8 @@ def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None =
              "cooling_unit", "rack_unit", "superchip", "gpu", "cpu", "nic", "pcie_switch",
              "nvlink_switch_chip", "optic", "cable"]
     rows = [
-        BomRow(p.kind, p.slug, p.name, p.vendor, counts[s], ", ".join(sorted(where[s])))
+        BomRow(p.kind, p.slug, p.name, p.vendor, None if s in unknown else counts[s],
+               ", ".join(sorted(where[s])))
         for s, p in parts.items()
     ] + extra
     rows.sort(key=lambda r: (order.index(r.kind) if r.kind in order else 99, r.slug))
@@ -109,5 +116,5 @@ def _tray_parts(rd: ResolvedDesign, tray: ComputeTray, n: int, add) -> None:
 def totals_by_kind(rows: list[BomRow]) -> dict[str, int]:
     out: Counter = Counter()
     for r in rows:
-        out[r.kind] += r.count
+        out[r.kind] += r.count or 0
     return dict(out)

@@ -102,12 +102,15 @@ def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumption
     it_mw, fac_mw = kw_to_mw(m["it_power_kw"]), kw_to_mw(da.power.it_kw * pue_of(da, a))
     bom = {}
     for r in da.bom:
-        bom[r.kind] = bom.get(r.kind, 0) + r.count
-    in_row = sum(c.total_units or 0 for c in da.cooling.rows if c.scope.startswith("pod"))
+        bom[r.kind] = bom.get(r.kind, 0) + (r.count or 0)
+    pod_units = [c for c in da.cooling.rows if c.scope.startswith("pod")]
+    in_row = sum(c.total_units or 0 for c in pod_units)
+    unknown_units = sorted({c.unit for c in pod_units if c.total_units is None})
     out: dict[str, Any] = {
         "option_name": da.rd.name, "gpu_sku": ", ".join(sorted(da.compute.gpu_types)),
         "gpus": gpus, "racks": racks,
         "floor_tiles": racks * TILES_PER_RACK + in_row * TILES_PER_RACK,
+        "floor_tiles_exclude": ", ".join(f"{u} (count unknown)" for u in unknown_units) or "-",
         "it_power_kw": _r(m["it_power_kw"], 2), "facility_power_kw": _r(fac_mw * 1000, 2),
         "it_power_mw": _r(it_mw), "facility_power_mw": _r(fac_mw), "pue_ratio": pue_of(da, a),
         "it_power_kw_per_rack": _r(_div(m["it_power_kw"], racks), 2),

@@ -31,7 +31,7 @@ class ComputeSummary:
     hbm_tbyte: float | None
     hbm_tbyte_s: float | None
     peak_dense_pflops: dict[str, float | None]  # precision -> PFLOPS (int8: POPS)
-    achievable_bf16_pflops: float | None  # over GPUs with a published MAMF
+    achievable_bf16_pflops: float | None  # None unless every GPU has a published MAMF
     gpus_without_mamf: dict[str, int] = field(default_factory=dict)
 
 
@@ -83,7 +83,8 @@ def aggregate(gpus: Counter, types: dict[str, Gpu], cpus: int = 0, cores: int = 
         hbm_tbyte=None if any(v is None for v, _ in hbm) else gb_to_tb(sum(v * n for v, n in hbm)),
         hbm_tbyte_s=None if any(v is None for v, _ in bw) else sum(v * n for v, n in bw),
         peak_dense_pflops=peak,
-        achievable_bf16_pflops=tflops_to_pflops(achievable) if len(missing) < len(gpus) else None,
+        # only when every GPU has a measured MAMF: a partial sum would read as the whole
+        achievable_bf16_pflops=None if missing else tflops_to_pflops(achievable),
         gpus_without_mamf=missing,
     )
 

@@ -54,13 +54,14 @@ class DesignCooling:
     air_kw: float
     air_to_hall_kw: float  # air heat no listed unit removes
 
-    def unit_counts(self) -> dict[str, int]:
-        """slug -> units in the cluster (unknown sizing counts each listed unit once)."""
-        out: dict[str, int] = {}
+    def unit_counts(self) -> dict[str, int | None]:
+        """Pod-level unit slug -> units in the cluster; None when a count is unknown
+        (capacity unpublished), never a guessed 1."""
+        out: dict[str, int | None] = {}
         for r in self.rows:
             if r.scope.startswith("pod:"):
-                n = r.total_units if r.total_units is not None else r.instances
-                out[r.unit] = out.get(r.unit, 0) + n
+                n, prev = r.total_units, out.get(r.unit, 0)
+                out[r.unit] = None if n is None or prev is None else prev + n
         return out
 
 

@@ -203,8 +203,7 @@ def analyze(rd: ResolvedDesign) -> DesignAnalysis:
     cooling = design_cooling(rd, power)
     fabrics = design_fabrics(rd)
     bom = bill_of_materials(rd, cooling.unit_counts(), fabrics)
-    counts = {c.unit: c.total_units for c in cooling.rows if c.scope.startswith("pod")}
-    capex = design_capex(rd, load_prices(catalog=rd.catalog), counts)
+    capex = design_capex(rd, load_prices(catalog=rd.catalog), cooling.unit_counts())
     return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
                           blast_radius(rd, power, cooling, fabrics), fabrics, capex)
 

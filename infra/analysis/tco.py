@@ -19,6 +19,7 @@ Assumptions
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -65,7 +66,8 @@ class CostAssumptions:
 
     def __post_init__(self) -> None:
         checks = [
-            (self.energy_usd_per_kwh >= 0, "energy price must be >= 0 USD/kWh",
+            (math.isfinite(self.energy_usd_per_kwh) and self.energy_usd_per_kwh >= 0,
+             f"energy price must be a finite number >= 0 USD/kWh, got {self.energy_usd_per_kwh}",
              "e.g. --energy-usd-per-kwh 0.0806"),
             (self.pue is None or 1.0 <= self.pue <= 3.0, f"PUE {self.pue} is outside 1.0-3.0",
              "e.g. --pue 1.2"),

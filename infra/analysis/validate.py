@@ -7,6 +7,8 @@ from pathlib import Path
 
 from infra.errors import CatalogError
 from infra.models.catalog import Catalog, parse_entry
+from infra.models.expand import expand_tray
+from infra.models.systems import ComputeTray
 from infra.models.yamlio import read_yaml
 
 
@@ -14,7 +16,16 @@ def validate_file(path: Path, catalog: Catalog) -> str:
     """Return what ``path`` is ("design" or the catalog kind); raise on any error."""
     data = read_yaml(path, CatalogError) if path.exists() else None
     if isinstance(data, dict) and "kind" in data and "build" not in data:
-        return parse_entry(data, path).kind
+        entry = parse_entry(data, path)
+        if isinstance(entry, ComputeTray):  # wire it against the catalog's parts
+            from infra.topology.tray import tray_flows
+
+            entries = {e.slug: e for e in catalog}
+            entries[entry.slug] = entry
+            local = Catalog(entries, {**catalog.files, entry.slug: path})  # own caches
+            expand_tray(entry, local)
+            tray_flows(entry, local)
+        return entry.kind
     from infra.analysis.summary import analyze_file
 
     analyze_file(path, catalog)

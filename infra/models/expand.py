@@ -114,6 +114,7 @@ def _expand(tray: ComputeTray, catalog: Catalog) -> TrayLayout:
             lay.instances[name] = Instance(name, part.kind, part, comp)
             if isinstance(part, Superchip):
                 _expand_superchip(lay, name, part, comp, catalog, file, ci)
+    seen: set[tuple[str, str]] = set()
     for li, link in enumerate(tray.links):
         a = _endpoint(lay, link.a, catalog, tray, ("links", li, "a"))
         b = _endpoint(lay, link.b, catalog, tray, ("links", li, "b"))
@@ -123,9 +124,30 @@ def _expand(tray: ComputeTray, catalog: Catalog) -> TrayLayout:
             if cap is not None and link.lanes > cap:
                 raise _err(catalog, tray, f"x{link.lanes} exceeds {end.label}'s x{cap}",
                            ("links", li, "lanes"), hint=f"use at most x{cap}")
+        pair = tuple(sorted((a.label, b.label)))
+        if pair in seen:
+            raise _err(catalog, tray, f"two links join {pair[0]} and {pair[1]}",
+                       ("links", li), hint="merge them into one link with the total lanes")
+        seen.add(pair)
         lay.links.append(PcieLink(a, b, link.lanes, gen))
     _assign(lay, catalog)
+    _check_wired(lay, catalog)
     return lay
+
+
+def _check_wired(lay: TrayLayout, catalog) -> None:
+    """Every NIC interface a GPU/CPU drives must sit on a host link that is wired."""
+    wired = {(e.instance.name, e.host_link or e.instance.part.host_links[0].name)  # type: ignore[attr-defined]
+             for link in lay.links for e in (link.a, link.b) if isinstance(e.instance.part, Nic)}
+    for i, a in enumerate(lay.assignments):
+        if a.to == a.nic:
+            continue
+        nic: Nic = lay.instances[a.nic].part  # type: ignore[assignment]
+        iface = next(x for x in nic.interfaces if x.name == a.interface)
+        if (a.nic, iface.host_link) not in wired:
+            raise _err(catalog, lay.tray, f"{a.nic}:{a.interface} is driven by {a.to} but host "
+                       f"link {a.nic}@{iface.host_link} has no PCIe link", ("links",),
+                       hint=f"add a link from {a.nic}@{iface.host_link} toward {a.to}")
 
 
 def _expand_superchip(lay, name, part: Superchip, comp, catalog, file, ci) -> None:

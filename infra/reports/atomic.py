@@ -15,8 +15,14 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
     ``path`` is left as it was.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        from infra.errors import InfraError
+
+        raise InfraError(f"cannot write {path}: {exc.strerror or exc}",
+                         hint="choose an output directory you can write to (-o DIR)") from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:

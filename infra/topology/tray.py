@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from infra.errors import TopologyError
 from infra.models.catalog import Catalog
 from infra.models.expand import TrayLayout, expand_tray
 from infra.models.parts import Nic
@@ -57,8 +58,6 @@ def _build(lay: TrayLayout) -> nx.Graph:
     for link in lay.links:
         a, b = link.a.instance.name, link.b.instance.name
         host_link = link.a.host_link or link.b.host_link
-        if g.has_edge(a, b) and g.edges[a, b]["kind"] == "pcie":
-            raise ValueError(f"{lay.tray.slug}: two links between {a} and {b}")
         g.add_edge(a, b, kind="pcie", gen=link.gen, lanes=link.lanes,
                    gbyte_s=pcie_usable_gbyte_s(link.gen, link.lanes), host_link=host_link)
     return g
@@ -98,12 +97,13 @@ def tray_flows(tray: ComputeTray, catalog: Catalog) -> list[Flow]:
         entry = [nb for nb in g.neighbors(a.nic)
                  if g.edges[a.nic, nb].get("host_link") in (iface.host_link, None)
                  and g.edges[a.nic, nb]["kind"] == "pcie"]
-        if not entry:
-            raise ValueError(f"{tray.slug}: {a.nic} host link {iface.host_link} is not wired")
         try:
             path = nx.shortest_path(transit, a.to, entry[0])
         except nx.NetworkXNoPath:
-            raise ValueError(f"{tray.slug}: no PCIe/C2C path from {a.to} to {a.nic}") from None
+            raise TopologyError(f"tray {tray.slug!r}: no PCIe/C2C path from {a.to} to {a.nic} "
+                                f"(interface {iface.name})", file=str(catalog.files.get(tray.slug)),
+                                path="links", hint=f"link {a.nic}@{iface.host_link} to a switch "
+                                "or CPU that reaches it") from None
         nodes = path + [a.nic]
         edges = tuple(zip(nodes, nodes[1:]))
         flows.append(Flow(a.to, a.nic, iface.name, g.nodes[a.nic]["network"], iface.gbit_s,
