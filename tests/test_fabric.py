@@ -91,8 +91,16 @@ def test_superpod_design_counts():
     # twin-port 800G OSFP carries two 400G links at each end:
     # 1016/2 (DGX cages) + 1016/2 (leaf) + 1024/2 (leaf up) + 1024/2 (spine) = 2,040
     assert m["transceivers"] == 508 + 508 + 512 + 512
-    # power: 2,040 x 17 W = 34.68 kW; QM9700 power is unpublished (listed, lower bound)
-    assert m["fabric_power_kw"] == pytest.approx(2040 * 17 / 1000)
+    # power: the 508 DGX-side optics are the servers' own (inside the 10.2 kW each), the
+    # other 2,040 - 508 = 1,532 x 17 W = 26.044 kW are fabric IT load outside the racks;
+    # QM9700 power is unpublished (listed, so the figure is a lower bound)
+    assert m["fabric_power_kw"] == pytest.approx((2040 - 508) * 17 / 1000)
+    # ... and it is in the design's IT power: 127 x 10.2 kW + 26.044 kW
+    assert m["it_power_kw"] == pytest.approx(127 * 10.2 + 26.044)
+    assert "nvidia-quantum-2-qm9700" in a.power.unknown
+    # capex: the switches and optics are unpriced, so the (H100-only) capex is a lower bound
+    assert m["capex_priced_usd"] == 1016 * 27_500
+    assert "nvidia-quantum-2-qm9700" in a.capex.unpriced and "fibre-link" in a.capex.unpriced
     assert a.fabrics[0].unknown_power == ("nvidia-quantum-2-qm9700",)
     # bisection: 1,016 x 400 Gb/s / 2 = 203.2 Tb/s
     assert m["scale_out_bisection_tbit_s"] == pytest.approx(203.2)

@@ -170,8 +170,7 @@ def tray_option(key: str, tray: ComputeTray, book: PriceBook, catalog: Catalog,
 def design_option(key: str, path: Path, book: PriceBook, catalog: Catalog,
                   a: CostAssumptions) -> Option:
     da = analyze_file(path, catalog)
-    counts = {c.unit: c.total_units for c in da.cooling.rows if c.scope.startswith("pod")}
-    capex = design_capex(da.rd, book, counts)
+    capex = design_capex(da.rd, book, da.cooling.unit_counts(), da.fabrics)
     fac_kw = da.power.it_kw * pue_of(da, a)
     flops = {p: da.compute.peak_dense_pflops[p] for p in PRECISIONS}
     tco = total_cost(capex, fac_kw, flops.get(a.precision), a)

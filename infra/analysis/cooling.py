@@ -9,7 +9,8 @@ Assumptions
   modules (fan cabinets) when a module capacity is published; when no capacity is
   published the count is reported as unknown, never guessed.
 - Liquid heat with no unit to remove it is an error; air heat with no air unit is
-  assumed to go to the hall's existing air handling (reported as such).
+  assumed to go to the hall's existing air handling (reported as such), as does the heat
+  of fabric switches, which sit outside the modelled racks.
 """
 
 from __future__ import annotations
@@ -99,8 +100,9 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
         if "air" not in covered[name]:
             air_to_hall += rp.air_kw * rp.racks
     liquid = sum(r.liquid_kw * r.racks for r in power.racks)
-    air = sum(r.air_kw * r.racks for r in power.racks)
-    return DesignCooling(tuple(rows), liquid, air, air_to_hall)
+    # fabric switches sit outside the modelled racks: their heat goes to the hall's air
+    air = sum(r.air_kw * r.racks for r in power.racks) + power.fabric_kw
+    return DesignCooling(tuple(rows), liquid, air, air_to_hall + power.fabric_kw)
 
 
 def _media(removes: str) -> set[str]:

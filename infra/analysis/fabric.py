@@ -1,7 +1,9 @@
 """Scale-out and front-end fabrics of a design: sizing, media, power, bandwidth, hops.
 
 Endpoints are the physical ports of the NICs whose tray component carries one of the
-fabric's ``networks``. Switch counts come from :mod:`infra.analysis.fat_tree`; links
+fabric's ``networks``. Fabric power = switches + the transceivers in switch ports and
+between switches; node-end transceivers sit in the servers' cages and are powered (and
+counted) by the node, so they are listed but not added (``node_optics_kw``). Switch counts come from :mod:`infra.analysis.fat_tree`; links
 per tier from the same arithmetic; transceivers at each end = links / (transceiver
 rate / link rate) (a twin-port 800G OSFP carries two 400G links); a DAC/AOC cable
 carries links / (cable rate / link rate); a fibre link without a cable SKU counts one
@@ -69,7 +71,8 @@ class FabricResult:
     per_gpu_gbit_s: dict[str, float]
     transceivers: Counter = field(default_factory=Counter)
     cables: Counter = field(default_factory=Counter)
-    power_kw: float = 0.0
+    power_kw: float = 0.0  # switches + switch-side optics; IT load outside the racks
+    node_optics_kw: float = 0.0  # node-end optics: the nodes' own power covers them
     unknown_power: tuple[str, ...] = ()
 
     def switches(self, role: str) -> int:
@@ -192,7 +195,7 @@ def _per(transceiver_or_cable, rate: float, err, where: tuple) -> int:
 
 def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
     unknown: set[str] = set()
-    power_w = 0.0
+    power_w = node_w = 0.0
     planes = res.planes
     for i, (t, ts, sw) in enumerate(zip(res.spec.tiers, res.tree.tiers, switches)):
         m: LinkMedia = t.down
@@ -211,7 +214,10 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             _reach(opt, m, err, i)
             if opt.max_power_w is None:
                 unknown.add(slug)
-            power_w += n * (opt.max_power_w or 0)
+            if i == 0 and end == "lower":
+                node_w += n * (opt.max_power_w or 0)
+            else:
+                power_w += n * (opt.max_power_w or 0)
         cable, n_cables = None, 0
         if m.cable:
             c = rd.catalog.get(m.cable, "cable", file=str(rd.file),
@@ -220,6 +226,9 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             cable, n_cables = c.slug, math.ceil(links / _per(c, res.link_gbit_s, err,
                                                                ("tiers", i, "down", "cable")))
             res.cables[c.slug] += n_cables
+            w = n_cables * (c.max_power_w or 0)  # active cables: half is the node end's
+            power_w += w / 2 if i == 0 else w
+            node_w += w / 2 if i == 0 else 0
         else:
             cable, n_cables = "fibre (one per link)", links
             res.cables[cable] += links
@@ -238,6 +247,7 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             counts["lower"][0], counts["lower"][1], counts["switch_end"][0],
             counts["switch_end"][1], cable, n_cables, sw_kw, tr_kw))
     res.power_kw = w_to_kw(power_w)
+    res.node_optics_kw = w_to_kw(node_w)
     res.unknown_power = tuple(sorted(unknown))
 
 

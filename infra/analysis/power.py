@@ -10,6 +10,8 @@ Assumptions
   ``cooling: liquid``; the rest (fans, boards, air-cooled parts) goes to air.
 - Cooling units, power shelves and PDUs are facility equipment, not IT load; the
   facility figure is IT x PUE.
+- Scale-out fabric switches and their switch-side optics are IT load outside the racks
+  (``fabric_kw``); their power is added to the design's IT power, their heat to air.
 """
 
 from __future__ import annotations
@@ -56,10 +58,11 @@ class RackPower:
 @dataclass(frozen=True)
 class DesignPower:
     racks: tuple[RackPower, ...]
-    it_kw: float
+    it_kw: float  # racks + fabric
     facility_kw: float
     pue: float
     unknown: tuple[str, ...]
+    fabric_kw: float = 0.0  # switches and switch-side optics outside the racks
 
     @property
     def is_lower_bound(self) -> bool:
@@ -161,10 +164,12 @@ def _check_supply(rd: ResolvedDesign, layout: ResolvedLayout, rp: RackPower) -> 
                 file=str(rd.file), path=path, line=line_of(rd.file, path), hint=fix)
 
 
-def design_power(rd: ResolvedDesign) -> DesignPower:
-    """Power of every rack layout and of the whole design."""
+def design_power(rd: ResolvedDesign, fabrics: list | None = None) -> DesignPower:
+    """Power of every rack layout, the fabrics (``FabricResult`` list) and the design."""
     racks = tuple(rack_power(rd, rd.layouts[n]) for n in rd.layouts if rd.rack_counts.get(n))
-    it = sum(r.it_kw * r.racks for r in racks)
-    unknown = sorted({u for r in racks for u in r.unknown})
+    fabric = sum(f.power_kw for f in fabrics or [])
+    it = sum(r.it_kw * r.racks for r in racks) + fabric
+    unknown = sorted({u for r in racks for u in r.unknown}
+                     | {u for f in fabrics or [] for u in f.unknown_power})
     pue = rd.design.assumptions.pue
-    return DesignPower(racks, it, it * pue, pue, tuple(unknown))
+    return DesignPower(racks, it, it * pue, pue, tuple(unknown), fabric)

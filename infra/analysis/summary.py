@@ -179,6 +179,12 @@ class DesignAnalysis:
         for c in self.cooling.rows:
             if c.note:
                 rows.append({"item": "cooling", "value": c.note, "source": "catalog"})
+        for d in self.bandwidth.domains:
+            if d.scope == "gpu" and d.gpu.scale_up is not None:
+                rows.append({"item": "no scale-up domain",
+                             "value": f"{d.count} x {d.gpu.slug} have {d.gpu.scale_up.technology} "
+                                      f"ports but no switch in their tray or rack ({d.name})",
+                             "source": "analysis"})
         if self.cooling.air_to_hall_kw:
             rows.append({"item": "air heat left to the hall's air handling (kW)",
                          "value": _r(self.cooling.air_to_hall_kw), "source": "analysis"})
@@ -199,11 +205,11 @@ def _r(x: float | None, nd: int = 4) -> float | None:
 
 def analyze(rd: ResolvedDesign) -> DesignAnalysis:
     """Run the design analyses on a resolved design."""
-    power = design_power(rd)
-    cooling = design_cooling(rd, power)
     fabrics = design_fabrics(rd)
+    power = design_power(rd, fabrics)
+    cooling = design_cooling(rd, power)
     bom = bill_of_materials(rd, cooling.unit_counts(), fabrics)
-    capex = design_capex(rd, load_prices(catalog=rd.catalog), cooling.unit_counts())
+    capex = design_capex(rd, load_prices(catalog=rd.catalog), cooling.unit_counts(), fabrics)
     return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
                           blast_radius(rd, power, cooling, fabrics), fabrics, capex)
 

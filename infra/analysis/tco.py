@@ -190,7 +190,8 @@ class _Walker:
 
 
 def design_capex(rd: ResolvedDesign, book: PriceBook,
-                 cooling_units: dict[str, int | None] | None = None) -> Capex:
+                 cooling_units: dict[str, int | None] | None = None,
+                 fabrics: list | None = None) -> Capex:
     """Capex lines of a design: racks, their contents, cross-rack cables, pod cooling.
 
     ``cooling_units`` maps pod-level cooling unit slugs to their count (None when the
@@ -209,6 +210,17 @@ def design_capex(rd: ResolvedDesign, book: PriceBook,
             w.add(shape.cross_rack_cable, shape.count, "cross-rack NVLink cable set")
     for slug, n in (cooling_units or {}).items():
         w.add(rd.catalog.get(slug), n, "" if n is not None else "count unknown")
+    for f in fabrics or []:  # switches, optics and cables of the scale-out fabrics
+        for t in f.tiers:
+            w.add(rd.catalog.get(t.switch), t.switches, f"fabric {f.name} ({t.role})")
+        for slug, n in f.transceivers.items():
+            w.add(rd.catalog.get(slug), n, f"fabric {f.name}")
+        for slug, n in f.cables.items():
+            if slug in rd.catalog:
+                w.add(rd.catalog.get(slug), n, f"fabric {f.name}")
+            else:  # generic fibre: no SKU chosen, so no price
+                w.lines.append(CapexLine(CATEGORY["cable"], "fibre-link", "cable", n, None,
+                                         None, f"fabric {f.name}: fibre, SKU not chosen"))
     return Capex(tuple(w.lines))
 
 
