@@ -8,7 +8,6 @@ import openpyxl
 import pytest
 
 from conftest import DESIGNS
-from infra.analysis.summary import analyze_file
 
 
 def test_aws_nvl36x2_counts(aws):

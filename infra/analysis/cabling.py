@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from infra.analysis.elevation import unit_positions
 from infra.analysis.fabric import FabricResult
 from infra.models.resolve import ResolvedDesign
 
@@ -23,7 +24,7 @@ from infra.models.resolve import ResolvedDesign
 @dataclass(frozen=True)
 class NodeSlot:
     rack: str
-    u: float  # lowest U the unit occupies
+    u: int | None  # lowest U the unit occupies
     node: str
     group: str
 
@@ -33,16 +34,10 @@ def node_slots(rd: ResolvedDesign, groups: set[str]) -> list[NodeSlot]:
     out: list[NodeSlot] = []
 
     def rack(layout: str, name: str, group: str) -> None:
-        lay = rd.layouts[layout]
-        top = lay.rack.u_height + 1
-        t = 0
-        for item in lay.items:
-            h = getattr(item.part, "u_height", 0) or 0
-            for _ in range(item.count):
-                top -= h
-                if item.part.kind == "compute_tray":
-                    out.append(NodeSlot(name, top, f"{name}/t{t}", group))
-                    t += 1
+        trays = [pos for item, pos in unit_positions(rd.layouts[layout])
+                 if item.part.kind == "compute_tray"]
+        for t, pos in enumerate(trays):
+            out.append(NodeSlot(name, pos, f"{name}/t{t}", group))
 
     def visit(name: str, path: str, group: str) -> None:
         if name in rd.design.racks:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infra.analysis.power import NON_IT_KINDS, DesignPower, unit_power
-from infra.models.resolve import ResolvedDesign
+from infra.models.resolve import LayoutItem, ResolvedDesign, ResolvedLayout
 
 
 @dataclass(frozen=True)
@@ -64,27 +64,40 @@ def rack_elevations(rd: ResolvedDesign, power: DesignPower) -> list[RackElevatio
         rp = by_layout.get(name)
         if rp is None:
             continue
-        top = layout.rack.u_height
         slots = []
-        for item in layout.items:
-            h = float(getattr(item.part, "u_height", 0) or 0)
-            if isinstance(item.part, NON_IT_KINDS):
-                w = liq = air = 0.0
-            else:
-                up = unit_power(item, rd.catalog)
-                w, liq, air = up.power_w, up.liquid_w, up.air_w
-                if item.part.slug in up.unknown:  # not published: unknown, not zero
-                    w = liq = air = None
-            for _ in range(item.count):
-                pos = None
-                if h:
-                    pos = int(round(top - h + 1))
-                    top -= h
-                slots.append(Slot(pos, h, item.part.slug, item.part.name, item.part.kind,
-                                  item.role, w, liq, air))
+        for item, pos in unit_positions(layout):
+            w, liq, air = _item_power(item, rd)
+            slots.append(Slot(pos, float(getattr(item.part, "u_height", 0) or 0), item.part.slug,
+                              item.part.name, item.part.kind, item.role, w, liq, air))
         out.append(RackElevation(name, layout.rack.slug, rp.racks, layout.rack.u_height,
                                  layout.used_u, rp.it_kw, rp.liquid_kw, rp.air_kw, tuple(slots)))
     return out
+
+
+def unit_positions(layout: ResolvedLayout) -> list[tuple[LayoutItem, int | None]]:
+    """Every mounted unit of ``layout`` (one entry per unit) with the lowest U it
+    occupies, stacked from the top U down in the listed order; None for 0U units."""
+    top = layout.rack.u_height
+    out = []
+    for item in layout.items:
+        h = float(getattr(item.part, "u_height", 0) or 0)
+        for _ in range(item.count):
+            pos = None
+            if h:
+                pos = int(round(top - h + 1))
+                top -= h
+            out.append((item, pos))
+    return out
+
+
+def _item_power(item: LayoutItem, rd: ResolvedDesign) -> tuple:
+    """(W, liquid W, air W) of one unit; None where not published, 0 for facility units."""
+    if isinstance(item.part, NON_IT_KINDS):
+        return 0.0, 0.0, 0.0
+    up = unit_power(item, rd.catalog)
+    if item.part.slug in up.unknown:  # not published: unknown, not zero
+        return None, None, None
+    return up.power_w, up.liquid_w, up.air_w
 
 
 def elevation_rows(elevations: list[RackElevation]) -> list[dict]:
