@@ -138,6 +138,6 @@ def review_file(
     model = domain_model(rows, geo, rates)
     avail = availability_rows(model, job.domains, samples, seed)
     p_dom = closed_form(model, model.gpus)
-    return FailureReview(a.rd.name, str(a.rd.file), rates, geo, rows, job, avail, target,
+    return FailureReview(a.rd.name, _display(a.rd.file), rates, geo, rows, job, avail, target,
                          spares_needed(model, target), spare_domains_needed(p_dom, job.domains, target),
                          unmodelled(a, rates))

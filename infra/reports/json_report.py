@@ -10,7 +10,7 @@ from infra.reports.atomic import write_text_atomic
 
 
 def to_json(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, sort_keys=False, default=str) + "\n"
+    return json.dumps(data, indent=2, sort_keys=False, default=str, allow_nan=False) + "\n"
 
 
 def write_json(data: dict[str, Any], path: Path) -> Path:
