@@ -94,3 +94,42 @@ def test_compare_options(run_cli, args, fragment):
     res = run_cli("compare", "nvidia-h100-sxm5", *args)
     assert res.exit_code == 2, res.output
     assert fragment in res.output
+
+
+def test_three_tier_spine_failure_degrades_only_its_block(tmp_path):
+    """16 SU of DGX H100 (508 nodes x 8 rails = 4,064 ports) on QM9700 (radix 64, 1:1):
+
+        [core x64]
+          |  (every spine)
+        [spine x32] [spine x32] [spine x32] [spine x32]   4 blocks
+          |             |           |           |
+        [32 leaves]  [32 leaves] [32 leaves] [32 leaves]   (8 rails x 4 SU each)
+
+    A spine has 32 down ports -> 32 distinct leaves = one block of 4 SU (127 nodes,
+    here 32 + 32 + 32 + 31 = 127 nodes x 8 rails = 1,016 ports = 1,016 GPUs). Losing one
+    of its block's 32 spines leaves 31/32 of their cross-leaf bandwidth. Before: all
+    4,064 GPUs degraded by 1/32.
+    """
+    from infra.analysis.summary import analyze_file
+
+    text = (DESIGNS / "dgx_h100_superpod.yaml").read_text()
+    text = text.replace("""        down: {lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}
+build:
+  superpod: 1""", """        down: {lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}
+      - role: core
+        switch: nvidia-quantum-2-qm9700
+        down: {lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}
+build:
+  superpod: 4""")
+    p = tmp_path / "sp16.yaml"
+    p.write_text(text)
+    a = analyze_file(p)
+    assert a.compute.gpus == 4064
+    leaf, spine, core = a.fabrics[0].tiers
+    assert (leaf.switches, spine.switches, core.switches) == (128, 128, 64)
+    row = next(b for b in a.blast if b.component_kind == "spine_switch")
+    # 4,064 node ports / 128 leaves = 31.75 per leaf (1 GPU each); x 32 leaves = 1,016
+    assert row.gpus_degraded == 1016
+    assert row.degraded_bandwidth_fraction == pytest.approx(31 / 32, abs=1e-4)
+    core_row = next(b for b in a.blast if b.component_kind == "core_switch")
+    assert core_row.gpus_degraded == 4064
