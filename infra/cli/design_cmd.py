@@ -21,7 +21,9 @@ REPORTS = ("json", "xlsx", "md", "svg", "png", "dot")  # = infra.reports.writer.
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None,
               help="Catalog directory (default: the repository's catalogs/).")
 @click.option("-q", "--quiet", is_flag=True, help="Do not print the terminal summary.")
-def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
+@click.option("--no-diagrams", is_flag=True,
+              help="Skip diagrams (files and the workbook's pictures): fastest reports.")
+def design(files, reports, highlight, outdir, catalog_dir, quiet, no_diagrams) -> None:
     """Analyse design FILE(s): summary on the terminal, reports under reports/."""
     from infra.analysis.summary import analyze_file
     from infra.models.catalog import load_catalog
@@ -39,7 +41,7 @@ def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
 
             failure_view(analysis, highlight)  # an unknown kind is an error, before writing
         res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
-                            analysis=analysis, highlight=highlight)
+                            analysis=analysis, highlight=highlight, diagrams=not no_diagrams)
         for path in res.written:
             click.echo(f"wrote {path}")
         for w in res.warnings:
