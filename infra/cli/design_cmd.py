@@ -21,7 +21,9 @@ REPORTS = ("json", "xlsx", "md", "svg", "png", "dot")  # = infra.reports.writer.
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None,
               help="Catalog directory (default: the repository's catalogs/).")
 @click.option("-q", "--quiet", is_flag=True, help="Do not print the terminal summary.")
-def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
+@click.option("--no-diagrams", is_flag=True,
+              help="Skip diagrams (files and the workbook's pictures): fastest reports.")
+def design(files, reports, highlight, outdir, catalog_dir, quiet, no_diagrams) -> None:
     """Analyse design FILE(s): summary on the terminal, reports under reports/.
 
     Every file is analysed before any report is written: one bad file names itself (all
@@ -58,7 +60,8 @@ def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
                            "failure diagram shows the default", err=True)
                 hl = None
             res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
-                                analysis=analysis, highlight=hl)
+                                analysis=analysis, highlight=hl,
+                                diagrams=not no_diagrams)
         for path in res.written:
             click.echo(f"wrote {path}")
         for w in res.warnings:
