@@ -16,6 +16,7 @@ FORBIDDEN = {
                "infra.analysis", "infra.reports", "infra.cli"),
     "topology": ("openpyxl", "graphviz", "click", "infra.reports", "infra.cli"),
     "analysis": ("openpyxl", "graphviz", "click", "infra.reports", "infra.cli"),
+    "ingest": ("openpyxl", "graphviz", "click", "infra.reports", "infra.cli"),
     "reports": ("click", "infra.cli"),
 }
 
