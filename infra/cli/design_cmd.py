@@ -20,8 +20,11 @@ REPORTS = ("json", "xlsx", "md", "svg", "png", "dot")  # = infra.reports.writer.
               show_default=True, help="Directory for reports.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None,
               help="Catalog directory (default: the repository's catalogs/).")
-@click.option("-q", "--quiet", is_flag=True, help="Do not print the terminal summary.")
-def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
+@click.option("--wide", is_flag=True,
+              help="Show every column of each table (default: key columns, fitted to $COLUMNS).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print neither the summary nor 'wrote ...' lines (warnings still go to stderr).")
+def design(files, reports, highlight, outdir, catalog_dir, wide, quiet) -> None:
     """Analyse design FILE(s): summary on the terminal, reports under reports/."""
     from infra.analysis.summary import analyze_file
     from infra.models.catalog import load_catalog
@@ -33,15 +36,16 @@ def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
         analysis = analyze_file(f, catalog)
         data = analysis.as_dict()
         if not quiet:
-            click.echo(render_summary(data))
+            click.echo(render_summary(data, wide=wide))
         if highlight and any(r in reports for r in ("svg", "png", "dot", "xlsx")):
             from infra.analysis.failure_view import failure_view
 
             failure_view(analysis, highlight)  # an unknown kind is an error, before writing
         res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
                             analysis=analysis, highlight=highlight)
-        for path in res.written:
-            click.echo(f"wrote {path}")
+        if not quiet:
+            for path in res.written:
+                click.echo(f"wrote {path}", err=True)
         for w in res.warnings:
             click.echo(f"warning: {w}", err=True)
 
