@@ -1,15 +1,13 @@
 """Write a sweep's rows: CSV, JSON, Parquet, and a workbook with the Pareto front and
 charts. Formatting only: every figure comes from :class:`infra.sweeps.SweepResult`.
 
-Reruns are byte-identical: rows are in scenario order and the workbook's document
-times are pinned (``SOURCE_DATE_EPOCH`` when set, else 2000-01-01).
+Reruns are byte-identical: rows are in scenario order and the workbook's times are
+pinned by :func:`infra.reports.atomic.write_atomic` (``SOURCE_DATE_EPOCH`` or 2000-01-01).
 """
 
 from __future__ import annotations
 
 import json
-import os
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -66,13 +64,6 @@ def _parquet(table: list[dict[str, Any]], path: Path) -> None:
     pd.DataFrame(table).to_parquet(path, index=False)
 
 
-def pinned_time() -> datetime:
-    """Document time for reproducible files: ``SOURCE_DATE_EPOCH`` or 2000-01-01 UTC."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    secs = int(epoch) if epoch.isdigit() else 946684800
-    return datetime.fromtimestamp(secs, tz=timezone.utc).replace(tzinfo=None)
-
-
 def _xlsx(res, table: list[dict[str, Any]], path: Path) -> None:
     from openpyxl import Workbook
     from openpyxl.chart import Reference, ScatterChart, Series
@@ -104,8 +95,7 @@ def _xlsx(res, table: list[dict[str, Any]], path: Path) -> None:
                 s.marker.symbol, s.graphicalProperties.line.noFill = "circle", True
                 ch.series.append(s)
             charts.add_chart(ch, f"A{1 + 20 * k}")
-    wb.properties.created = wb.properties.modified = pinned_time()
-    wb.save(path)
+    wb.save(path)  # write_atomic pins the zip's times (byte-identical reruns)
 
 
 def _cell(v: Any) -> Any:
