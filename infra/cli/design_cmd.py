@@ -20,8 +20,13 @@ REPORTS = ("json", "xlsx", "md", "svg", "png", "dot")  # = infra.reports.writer.
               show_default=True, help="Directory for reports.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None,
               help="Catalog directory (default: the repository's catalogs/).")
-@click.option("-q", "--quiet", is_flag=True, help="Do not print the terminal summary.")
-def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
+@click.option("--wide", is_flag=True,
+              help="Show every column of each table (default: key columns, fitted to $COLUMNS).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print neither the summary nor 'wrote ...' lines (warnings still go to stderr).")
+@click.option("--no-diagrams", is_flag=True,
+              help="Skip diagrams (files and the workbook's pictures): fastest reports.")
+def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, no_diagrams) -> None:
     """Analyse design FILE(s): summary on the terminal, reports under reports/.
 
     Every file is analysed before any report is written: one bad file names itself (all
@@ -50,7 +55,7 @@ def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
         with working_on(f):
             data = analysis.as_dict()
             if not quiet:
-                click.echo(render_summary(data))
+                click.echo(render_summary(data, wide=wide))
             hl = highlight
             if hl and hl not in highlight_kinds(analysis):
                 click.echo(f"warning: {f}: --highlight {hl!r}: no such component in this design "
@@ -58,9 +63,11 @@ def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
                            "failure diagram shows the default", err=True)
                 hl = None
             res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
-                                analysis=analysis, highlight=hl)
-        for path in res.written:
-            click.echo(f"wrote {path}")
+                                analysis=analysis, highlight=hl,
+                                diagrams=not no_diagrams)
+        if not quiet:
+            for path in res.written:
+                click.echo(f"wrote {path}", err=True)
         for w in res.warnings:
             click.echo(f"warning: {w}", err=True)
 
