@@ -261,3 +261,75 @@ def test_exports_are_byte_identical_between_runs(run_cli, tmp_path, to, scope):
     a = {p.relative_to(tmp_path / "a"): p.read_bytes() for p in (tmp_path / "a").rglob("*") if p.is_file()}
     b = {p.relative_to(tmp_path / "b"): p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
     assert a == b and a
+
+
+# --- NCCL topology XML ----------------------------------------------------------------
+
+def test_nccl_nvl72_tray_xml():
+    files = _golden("gb200_nvl72", export_design(_design("gb200_nvl72"), "nccl"))
+    xml = files["nccl/nvidia-gb200-compute-tray.xml"]
+    lines = xml.splitlines()
+    assert lines[0] == '<system version="1">' and not xml.startswith("<?xml") and "\t" not in xml
+    # 2 Grace (arm64) x (2 B200 + 2 CX-7 + 1 BlueField-3)
+    assert xml.count('<cpu numaid=') == 2 and xml.count('arch="arm64"') == 2
+    assert xml.count('sm="100"') == 4  # CUDA compute capability 10.0 (B200)
+    # every NVL72 GPU: 18 NVLink-5 links to the rack's NVSwitches, one NVS row
+    assert xml.count('<nvlink target="fffffff:ffff:ff" count="18" tclass="0x068000"/>') == 4
+    # C2C: 450 GB/s per direction -> bw 450000 (MB/s) x count 1 = 450 GB/s in NCCL's units
+    assert xml.count('<c2c bw="450000" count="1"/>') == 4
+    # 4 CX-7 400G IB: speed in Mb/s; 2 BlueField-3 dual-port 200G Ethernet
+    assert xml.count('class="0x020700"') == 4 and xml.count('speed="400000"') == 4
+    assert xml.count('class="0x020000"') == 2 and xml.count('speed="200000"') == 4
+    ex = export_design(_design("gb200_nvl72"), "nccl")
+    assert any("placeholders" in w for w in ex.warnings)
+
+
+def test_nccl_dgx_h100_xml():
+    files = _golden("dgx_h100_su", export_design(_design("dgx_h100_su"), "nccl"))
+    xml = files["nccl/nvidia-dgx-h100.xml"]
+    # 2 x Xeon 8480C: CPUID family 6, model 0x8F = 143 (Sapphire Rapids-X)
+    assert xml.count('<cpu numaid="') == 2 and xml.count(
+        'arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143"') == 2
+    # GPU k and NIC k under CX-7 k's integrated PCIe Gen5 switch (8 switches)
+    assert xml.count('class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16"') == 8
+    # 18 NVLink-4 links per H100 over 4 NVSwitches: 5+5+4+4 (NCCL #1182 shows 4/5/5/4)
+    import re
+    for gpu in re.findall(r"<gpu .*?</gpu>", xml, re.S):
+        counts = sorted(int(c) for c in re.findall(r'count="(\d+)"', gpu))
+        assert counts == [4, 4, 5, 5]
+    assert xml.count('sm="90"') == 8 and xml.count("<net ") == 8 + 4
+
+
+@pytest.mark.parametrize("mutate,fragment", [
+    (lambda x: '<?xml version="1.0" encoding="utf-8"?>\n' + x, "XML declaration"),
+    (lambda x: x.replace("  <cpu", "\t<cpu", 1), "a tab"),
+    (lambda x: x.replace(' arch="arm64">', '\n arch="arm64">', 1), "one whole element per line"),
+    (lambda x: x.replace('count="1"/>', 'count="1" />', 1), "no space before '/>'"),
+    (lambda x: x.replace('<system version="1">', '<system version="2">'), 'needs version="1"'),
+    (lambda x: x.replace(' rank="0"', "", 1), "lacks required attribute(s) ['rank']"),
+    (lambda x: x.replace('link_speed="32.0 GT/s PCIe"', 'link_speed="32 GT/s Gen5"', 1),
+     "not a string NCCL knows"),
+    (lambda x: x.replace('name="nic0"', 'name="' + "n" * 256 + '"'), "limited to 255"),
+    (lambda x: x.replace('<net name="nic0"', '<net' + "".join(f' a{i}="1"' for i in range(16))
+                         + ' name="nic0"'), "21 attributes; NCCL keeps 16"),
+    (lambda x: x.replace("<nic>", "<gpu dev=\"9\" sm=\"100\" rank=\"9\" gdr=\"1\">", 1)
+     .replace("</nic>", "</gpu>", 1), "cannot sit under"),
+    (lambda x: x.replace("</system>", ""), "never closed"),
+    (lambda x: x.replace('arch="arm64"', 'arch="x86_64"', 1), "['vendor']"),
+])
+def test_nccl_checker_rejects(mutate, fragment):
+    from infra.exports.nccl_check import check_nccl_xml
+
+    xml = export_design(_design("gb200_nvl72"), "nccl").files[0].text
+    check_nccl_xml(xml)
+    with pytest.raises(ExportError) as exc:
+        check_nccl_xml(mutate(xml))
+    assert fragment in str(exc.value)
+
+
+def test_nccl_checker_element_limit():
+    from infra.exports.nccl_check import check_nccl_xml
+
+    body = "".join('  <cpu numaid="0" arch="arm64">\n  </cpu>\n' for _ in range(256))
+    with pytest.raises(ExportError, match="more than 256 elements"):
+        check_nccl_xml('<system version="1">\n' + body + "</system>\n")

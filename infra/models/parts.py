@@ -3,9 +3,9 @@ optics and cables. Units are in the field names; bandwidth is per direction."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from infra.models.base import (
     Count,
@@ -88,6 +88,8 @@ class Gpu(Part):
     mamf_bf16_tflops: PosFloat | None = None  # measured max achievable BF16 matmul
     scale_up: ScaleUpPorts | None = None
     host_pcie: PcieHost | None = None  # None when the host link is NVLink-C2C
+    # CUDA compute capability "major.minor" (NVIDIA only; NCCL's <gpu sm=...> is it x 10)
+    compute_capability: Annotated[str, Field(pattern=r"^\d+\.\d$")] | None = None
 
     @property
     def mamf_bf16_efficiency(self) -> float | None:
@@ -97,9 +99,19 @@ class Gpu(Part):
         return self.mamf_bf16_tflops / peak
 
 
+class CpuId(Strict):
+    """What the OS (and NCCL's topology XML) reports for a CPU: ISA, CPUID vendor/family/model."""
+
+    isa: Literal["x86_64", "arm64", "ppc64"]
+    vendor: str | None = None  # CPUID vendor string, x86 only (GenuineIntel, AuthenticAMD)
+    family: int | None = None  # CPUID display family
+    model: int | None = None  # CPUID display model
+
+
 class Cpu(Part):
     kind: Literal["cpu"] = "cpu"
     architecture: str
+    cpuid: CpuId | None = None
     cores: PositiveCount
     base_ghz: PosFloat | None = None
     memory_gb: PosFloat | None = None
