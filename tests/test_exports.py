@@ -333,3 +333,69 @@ def test_nccl_checker_element_limit():
     body = "".join('  <cpu numaid="0" arch="arm64">\n  </cpu>\n' for _ in range(256))
     with pytest.raises(ExportError, match="more than 256 elements"):
         check_nccl_xml('<system version="1">\n' + body + "</system>\n")
+
+
+# --- Network placement and the cabling plan -----------------------------------------
+
+def test_superpod_network_racks_and_elevations():
+    from infra.analysis.placement import network_placement
+    from infra.analysis.summary import analyze_file
+
+    p = network_placement(_design("dgx_h100_superpod"))
+    # 32 leaves (8 per SU) + 16 spines, all placed; a 42U rack holds (42 - 2) // (1 + 1) = 20
+    # 1U switches, so one leaf rack per SU at the end of its row and one spine rack
+    assert len(p.switches) == 48
+    assert [(r.path, len(r.switches)) for r in p.racks] == [
+        ("superpod0/su_first0/n0", 8), ("superpod0/su0/n0", 8), ("superpod0/su1/n0", 8),
+        ("superpod0/su2/n0", 8), ("network/n0", 16)]
+    # leaf power: switch unpublished (lower bound); its optics: (1,016 + 1,024) links / 2
+    # per twin-port OSFP / 32 leaves = 31.875 x 17 W = 541.875 W per leaf
+    leaf = p.switches["superpod0/su0.rail0.leaf0"]
+    assert leaf.power_w == pytest.approx(541.875) and leaf.unknown == ("nvidia-quantum-2-qm9700",)
+    assert (leaf.u, p.switches["superpod0/su0.rail7.leaf0"].u) == (42, 28)
+    rows = analyze_file(DESIGNS / "dgx_h100_superpod.yaml").tables()["rack_elevation"]
+    net = [r for r in rows if r["layout"].startswith("network:")]
+    assert len(net) == 8 + 16 and {r["unit"] for r in net} == {"nvidia-quantum-2-qm9700"}
+
+
+def test_superpod_cabling_both_ends_placed_and_lengths():
+    ex = export_design(_design("dgx_h100_superpod"), "cabling")
+    rows = list(__import__("csv").reader(io.StringIO(ex.files[0].text)))
+    header, body = rows[0], rows[1:]
+    assert header[:8] == ["Rack", "U", "Name", "HCA/Port", "Rack", "U", "Name", "Port"]
+    assert len(body) == 2040  # 1,016 node links + 1,024 leaf-spine links
+    assert all(r[0] and r[1] and r[4] and r[5] for r in body)  # rack and U at both ends
+    first = dict(zip(header, body[0]))
+    # DGX 1 (rack superpod0/su_first0/r0, row 0 slot 0, U35 of 42) to rail-0 leaf (leaf
+    # rack at slot 8, U42): 8 x 0.6 m + (42-35+1) x 0.04445 + 0.5 + (42-42+1) x 0.04445
+    # + 0.5 + 1.0 slack = 7.200 m -> 7.5 m (0.5 m steps)
+    assert (first["Length (m)"], first["A split"], first["B split"]) == ("7.5", "1/1", "1/1")
+    assert all(r[header.index("Reach OK")] == "True" for r in body)
+    assert "cabling/dgx_h100_superpod.xlsx" in [f.path for f in ex.files]
+
+
+def test_cabling_xlsx_reads_back_equal_to_csv():
+    from openpyxl import load_workbook
+
+    ex = export_design(_design("dgx_h100_su"), "cabling")
+    data = next(f.data for f in ex.files if f.path.endswith(".xlsx"))
+    ws = load_workbook(io.BytesIO(data))["compute"]
+    csv_rows = list(__import__("csv").reader(io.StringIO(ex.files[0].text)))
+    # 32 DGX x 8 rails = 256 node links; 8 leaves x 32 uplinks (64 ports, 1:1) = 256
+    assert ws.max_row == len(csv_rows) == 1 + 256 + 256
+    assert [c.value for c in ws[2]][:4] == ["su0/r0", 35, "r001n01", "nic0/p0"]
+
+
+def test_in_rack_tors_are_placed_in_free_u():
+    from infra.analysis.placement import network_placement
+
+    p = network_placement(_design("aws_nvl36x2_cluster"))
+    # 6 x 2U ToRs per NVL36 rack, below the 27U of trays: U1, 3, 5, 7, 9, 11
+    tors = [s for s in p.switches.values() if s.rack == "cluster0/ultraserver0/r0"]
+    assert [s.u for s in tors] == [1, 3, 5, 7, 9, 11]
+    assert [r.path for r in p.racks] == ["network/n0"]  # 12 spines (2U): 40 // 3 = 13 per rack
+
+
+def test_cabling_needs_a_fabric(run_cli, tmp_path):
+    r = run_cli("export", str(DESIGNS / "gb200_nvl72.yaml"), "--to", "cabling", "-o", str(tmp_path))
+    assert r.exit_code == 2 and "has no fabric" in r.output
