@@ -33,9 +33,11 @@ Examples
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from infra.analysis.attach import core_of, leaf_ports, spine_of
 from infra.analysis.fabric import FabricResult
+from infra.analysis.elevation import unit_positions
 from infra.analysis.identity import node_identities
 from infra.analysis.placement import Placement, network_placement
 from infra.models.expand import expand_tray
@@ -63,15 +65,16 @@ def cabling_plan(rd: ResolvedDesign, f: FabricResult, max_gpus: int = 4096,
         labels = _port_labels(rd, n.tray, f)
         for a in att:
             k = int(a.port[1:]) - 1
-            plan.add(0, (n.rack, n.u, n.name, labels[k], k + 1), a.leaf, a.leaf_port)
+            plan.add(0, (n.rack, n.u, n.name, labels[k], k + 1), a.leaf, a.leaf_port,
+                     (n.path, a.port))
             leaves.append(a.leaf)
     d = f.tree.tiers[0].down_ports
     for leaf, j, spine, sp in spine_of(f, sorted(set(leaves))):
-        plan.add(1, plan.switch_end(leaf, d + j, 0), spine, sp)
+        plan.add(1, plan.switch_end(leaf, d + j, 0), spine, sp, (leaf, f"up{j}"))
     if len(f.tree.tiers) > 2:
         d2 = f.tree.tiers[1].down_ports
         for spine, j, core, cp in core_of(f):
-            plan.add(2, plan.switch_end(spine, d2 + j, 1), core, cp)
+            plan.add(2, plan.switch_end(spine, d2 + j, 1), core, cp, (spine, f"up{j}"))
     return plan.rows
 
 
@@ -89,7 +92,7 @@ class _Plan:
         s = self.p.switches[name]
         return (s.rack, s.u, name, port, port)
 
-    def add(self, tier: int, a: tuple, b_name: str, b_port: int) -> None:
+    def add(self, tier: int, a: tuple, b_name: str, b_port: int, legacy: tuple) -> None:
         t = self.f.tiers[tier]
         cable = self.f.spec.tiers[tier].down.cable  # a catalog cable, or None for fibre
         rack_a, u_a, dev_a, port_a, num_a = a
@@ -109,6 +112,9 @@ class _Plan:
             "b_media": self._media(t.switch_end, cable), "b_part": t.switch_end or cable or "-",
             "cable": cable or "fibre (one per link)", "length_m": length,
             "reach_m": reach, "reach_ok": None if reach is None else length <= reach,
+            # the earlier column names (node path, p<k>), read by infra.ingest.diff_fabric
+            "from_device": legacy[0], "from_port": legacy[1], "to_device": b_name,
+            "to_port": b_port,
         })
 
     def _media(self, optic: str | None, cable: str | None) -> str:
@@ -136,3 +142,45 @@ def _port_labels(rd: ResolvedDesign, tray: str, f: FabricResult) -> list[str]:
     lay = expand_tray(rd.catalog.get(tray), rd.catalog)  # type: ignore[arg-type]
     return [f"{i.name}/{p.name}" for i in lay.of_kind("nic")
             if i.component.network in f.spec.networks for p in i.part.ports]  # type: ignore[attr-defined]
+
+
+# Kept for infra.ingest.slots until it moves to infra.analysis.identity (old rack paths:
+# racks built directly are "<layout><i>"; identity names them "r<k>").
+@dataclass(frozen=True)
+class NodeSlot:
+    rack: str
+    u: int | None  # lowest U the unit occupies
+    node: str
+    group: str
+
+
+def node_slots(rd: ResolvedDesign, groups: set[str]) -> list[NodeSlot]:
+    """Every compute tray of the design in build order with its rack and U."""
+    out: list[NodeSlot] = []
+
+    def rack(layout: str, name: str, group: str) -> None:
+        trays = [pos for item, pos in unit_positions(rd.layouts[layout])
+                 if item.part.kind == "compute_tray"]
+        for t, pos in enumerate(trays):
+            out.append(NodeSlot(name, pos, f"{name}/t{t}", group))
+
+    def visit(name: str, path: str, group: str) -> None:
+        if name in rd.design.racks:
+            rack(name, path, group)
+            return
+        pod = rd.design.pods[name]
+        g = path if name in groups else group
+        k = 0
+        for sub, n in pod.pods.items():
+            for i in range(n):
+                visit(sub, f"{path}/{sub}{i}", g)
+        for r, n in pod.racks.items():
+            for _ in range(n):
+                rack(r, f"{path}/r{k}", g)
+                k += 1
+
+    for name, n in rd.design.build.items():
+        for i in range(n):
+            visit(name, f"{name}{i}", "cluster")
+    return out
+

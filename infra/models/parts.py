@@ -90,6 +90,9 @@ class Gpu(Part):
     host_pcie: PcieHost | None = None  # None when the host link is NVLink-C2C
     # CUDA compute capability "major.minor" (NVIDIA only; NCCL's <gpu sm=...> is it x 10)
     compute_capability: Annotated[str, Field(pattern=r"^\d+\.\d$")] | None = None
+    # PCI device ids the driver reports for this GPU (``0x2330``), for matching
+    # inventory dumps (nvidia-smi ``pci_device_id``) to catalog types
+    pci_device_ids: list[Annotated[str, Field(pattern=r"^0x[0-9a-f]{4}$")]] = []
 
     @property
     def mamf_bf16_efficiency(self) -> float | None:
