@@ -252,7 +252,9 @@ def test_graphml_cluster_scope_has_a_size_limit(run_cli, tmp_path):
 
 
 @pytest.mark.parametrize("to,scope", [("slurm", "fabric"), ("k8s", "fabric"),
-                                      ("graphml", "cluster"), ("graphml", "domain")])
+                                      ("graphml", "cluster"), ("graphml", "domain"),
+                                      ("nccl", "fabric"), ("cabling", "fabric"),
+                                      ("netbox", "fabric")])
 def test_exports_are_byte_identical_between_runs(run_cli, tmp_path, to, scope):
     design = str(DESIGNS / "gb200_nvl72_576.yaml")
     for d in ("a", "b"):
