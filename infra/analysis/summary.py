@@ -20,6 +20,7 @@ from infra.analysis.cabling import cabling_plan
 from infra.analysis.cooling import DesignCooling, design_cooling
 from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
 from infra.analysis.elevation import elevation_rows, rack_elevations
+from infra.analysis.placement import network_elevations
 from infra.analysis.power import DesignPower, design_power
 from infra.analysis.tco import Capex, design_capex
 from infra.models.catalog import Catalog
@@ -128,7 +129,8 @@ class DesignAnalysis:
                 for f in self.fabrics],
             "cabling": [row for f in self.fabrics for row in cabling_plan(self.rd, f)],
             "flops_by_precision": self._flops_rows(),
-            "rack_elevation": elevation_rows(rack_elevations(self.rd, self.power)),
+            "rack_elevation": elevation_rows(rack_elevations(self.rd, self.power)
+                                             + network_elevations(self.rd)),
             "assumptions": self._assumptions(),
         }
         t.update(self.extra_tables)
