@@ -36,12 +36,12 @@ def gb200():
 
 def test_hgx_finds_exactly_the_seeded_faults(hgx):
     assert keys(hgx) == sorted([
-        ("error", "pcie-degraded", "r01-t02", "gpu3 (module 4)"),
-        ("error", "gpu-missing", "r01-t03", "gpu5 (module 6)"),
-        ("error", "nvlink-inactive", "r02-t03", "gpu5 (module 6)"),
-        ("warning", "cable-wrong-port", "r01-t04", None),
-        ("error", "link-degraded", "r02-t01", None),
-        ("error", "cable-wrong-leaf", "r02-t03", None),
+        ("error", "pcie-degraded", "r001n02", "gpu3 (module 4)"),
+        ("error", "gpu-missing", "r001n03", "gpu5 (module 6)"),
+        ("error", "nvlink-inactive", "r002n03", "gpu5 (module 6)"),
+        ("warning", "cable-wrong-port", "r001n04", None),
+        ("error", "link-degraded", "r002n01", None),
+        ("error", "cable-wrong-leaf", "r002n03", None),
     ])
     assert (hgx.errors, hgx.warnings) == (5, 1)
     assert (hgx.coverage.design_nodes, hgx.coverage.inspected_nodes) == (32, 8)
@@ -60,9 +60,9 @@ def test_hgx_costs_from_the_design_analyses(hgx):
     assert "from 450 to 400 GB/s" in nv.cost and nv.found == "16 active, 2 inactive"
     slow = by["link-degraded"]
     assert slow.found == "2xNDR = 200 Gb/s" and "HCA 6 (mlx5_7)" in slow.cost
-    assert "port 5" in slow.port  # r02-t01 is the SU's 5th node: port 5 on every rail leaf
+    assert "port 5" in slow.port  # r002n01 is the SU's 5th node: port 5 on every rail leaf
     wrong = by["cable-wrong-port"]
-    # r01-t04 is node 4 of the SU: plan port 4 on the rail-2 leaf; cabled to port 12
+    # r001n04 is node 4 of the SU: plan port 4 on the rail-2 leaf; cabled to port 12
     assert "leaf su0.rail2.leaf0 port 4" in wrong.expected and wrong.found.endswith("port 12")
     leaf = by["cable-wrong-leaf"]
     assert "su0.rail1.leaf0 port 7" in leaf.expected and "su0.rail5.leaf0" in leaf.found
@@ -80,10 +80,10 @@ def test_hgx_switches_identified_by_their_cables(hgx):
 def test_gb200_finds_exactly_the_seeded_faults(gb200):
     assert keys(gb200) == sorted([
         ("error", "clique-split", None, None),
-        ("error", "fabric-not-attached", "r01-t15", "sc1.gpu0 (module 3)"),
-        ("error", "nvlink-inactive", "r01-t07", "sc0.gpu1 (module 2)"),
-        ("warning", "tray-position", "r01-t08", None),
-        ("warning", "tray-position", "r01-t09", None),
+        ("error", "fabric-not-attached", "r001n15", "sc1.gpu0 (module 3)"),
+        ("error", "nvlink-inactive", "r001n07", "sc0.gpu1 (module 2)"),
+        ("warning", "tray-position", "r001n08", None),
+        ("warning", "tray-position", "r001n09", None),
     ])
 
 
@@ -91,7 +91,7 @@ def test_gb200_clique_split_cost(gb200):
     split = next(f for f in gb200.findings if f.check == "clique-split")
     # trays 1-9: 9 x 4 = 36 GPUs in clique 1; trays 10-18: 36 less the unattached GPU = 35
     assert "2 cliques of 36 and 35: largest NVLink job 36 GPUs instead of 72" in split.cost
-    assert "(71 of 72 GPUs reported a clique)" in split.cost and split.rack == "nvl720"
+    assert "(71 of 72 GPUs reported a clique)" in split.cost and split.rack == "r0"
     nv = next(f for f in gb200.findings if f.check == "nvlink-inactive")
     # B200: 18 x 50 GB/s = 900 GB/s per direction; 17 links -> 850
     assert "from 900 to 850 GB/s" in nv.cost and nv.source.endswith("nvlink-s.txt")
@@ -127,10 +127,10 @@ def test_unknown_host_is_a_warning(tmp_path):
 
     inv = tmp_path / "inv"
     shutil.copytree(FIX / "gb200-nvl72-clean", inv)
-    (inv / "r01-t01").rename(inv / "gb200-node-01")
+    (inv / "r001n01").rename(inv / "gb200-node-01")
     res = diff_file(NVL72, inv)
     assert [(f.check, f.node) for f in res.findings] == [("node-unknown", "gb200-node-01")]
-    named = diff_file(NVL72, FIX / "gb200-nvl72-clean", host_pattern="gb200-r{rack:02d}-t{tray:02d}")
+    named = diff_file(NVL72, FIX / "gb200-nvl72-clean", host_pattern="gb200-r{rack:02d}-t{slot:02d}")
     assert len([f for f in named.findings if f.check == "node-unknown"]) == 18
 
 
@@ -139,20 +139,20 @@ def test_default_description_without_guid_map_warns(tmp_path):
 
     inv = tmp_path / "inv"
     shutil.copytree(FIX / "hgx-h100-clean", inv)
-    shutil.copytree(FIX / "hgx-h100" / "r02-t04", inv / "r02-t04")
+    shutil.copytree(FIX / "hgx-h100" / "r002n04", inv / "r002n04")
     shutil.copy(FIX / "hgx-h100" / "ibnetdiscover.txt", inv / "ibnetdiscover.txt")
     res = diff_file(H100_SU, inv)
-    # Without guid-map.txt r02-t04's 6th adapter (default description) cannot be placed:
-    # a warning, and its planned cable (rail 5 leaf, port 8: r02-t04 is the SU's 8th node)
+    # Without guid-map.txt r002n04's 6th adapter (default description) cannot be placed:
+    # a warning, and its planned cable (rail 5 leaf, port 8: r002n04 is the SU's 8th node)
     # is missing from the view. Its other 7 adapters are numbered by the leaves they
-    # reach, so nothing shifts. Hosts r02-t01 and r02-t03 are in the fabric dump only:
+    # reach, so nothing shifts. Hosts r002n01 and r002n03 are in the fabric dump only:
     # their cables are still checked and their seeded cable faults come back.
     assert keys(res) == sorted([
         ("warning", "adapter-unmapped", None, None),
-        ("error", "link-missing", "r02-t04", None),
-        ("error", "link-degraded", "r02-t01", None),
-        ("error", "cable-wrong-leaf", "r02-t03", None),
-        ("warning", "cable-wrong-port", "r01-t04", None),
+        ("error", "link-missing", "r002n04", None),
+        ("error", "link-degraded", "r002n01", None),
+        ("error", "cable-wrong-leaf", "r002n03", None),
+        ("warning", "cable-wrong-port", "r001n04", None),
     ])
     missing = next(f for f in res.findings if f.check == "link-missing")
     assert missing.port == "leaf su0.rail5.leaf0 port 8"

@@ -21,8 +21,9 @@ Inventory layout (one directory per host, named by its host name):
 @click.argument("design_file", type=click.Path(path_type=Path))
 @click.option("--inventory", "inventory", required=True, type=click.Path(path_type=Path),
               help="Inventory directory (layout below).")
-@click.option("--host-pattern", default="r{rack:02d}-t{tray:02d}", show_default=True,
-              help="Host names of the design's trays: {rack}, {tray} (1-based), {node}.")
+@click.option("--host-pattern", default="r{rack:03d}n{slot:02d}", show_default=True,
+              help="Host names of the design's trays (1-based fields: index, rack, slot, u, "
+                   "domain, domain_node), as in `infra export`.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md"]),
               default="table", show_default=True, help="Terminal output format.")
 @click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md", "json", "csv"]),

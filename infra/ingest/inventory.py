@@ -5,7 +5,7 @@ Layout (one directory per host, named by its host name; the fabric files at the 
     INVENTORY/
       ibnetdiscover.txt        # `ibnetdiscover` run on one host per fabric segment
       guid-map.txt             # optional node-name-map: 0x<node guid> "<host> <hca>"
-      r01-t01/
+      r001n01/
         nvidia-smi-q.xml       # `nvidia-smi -q -x`
         topo-m.txt             # `nvidia-smi topo -m`            (optional)
         nvlink-s.txt           # `nvidia-smi nvlink -s`          (optional)
