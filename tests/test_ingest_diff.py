@@ -42,8 +42,9 @@ def test_hgx_finds_exactly_the_seeded_faults(hgx):
         ("warning", "cable-wrong-port", "r001n04", None),
         ("error", "link-degraded", "r002n01", None),
         ("error", "cable-wrong-leaf", "r002n03", None),
+        ("error", "nic-placement", "r002n04", "gpu6 (module 7)"),
     ])
-    assert (hgx.errors, hgx.warnings) == (5, 1)
+    assert (hgx.errors, hgx.warnings) == (6, 1)
     assert (hgx.coverage.design_nodes, hgx.coverage.inspected_nodes) == (32, 8)
     # 8 nodes x 8 GPUs, one lost
     assert hgx.coverage.gpus_seen == 63 and hgx.coverage.fabric_links_seen == 64
@@ -111,15 +112,15 @@ def test_cli_exit_1_and_reports_read_back(tmp_path, run_cli):
                   "--report", "xlsx", "--report", "md", "-o", str(tmp_path))
     assert res.exit_code == 1  # errors gate a bring-up pipeline
     data = json.loads(res.stdout)
-    assert data["summary"]["errors"] == 5 and len(data["findings"]) == 6
+    assert data["summary"]["errors"] == 6 and len(data["findings"]) == 7
     from openpyxl import load_workbook
 
     ws = load_workbook(tmp_path / "dgx_h100_su-diff.xlsx")["Diff"]
     rows = list(ws.iter_rows(values_only=True))
-    assert rows[0][:2] == ("severity", "check") and len(rows) == 7
+    assert rows[0][:2] == ("severity", "check") and len(rows) == 8
     assert {r[1] for r in rows[1:]} == {f["check"] for f in data["findings"]}
     md = (tmp_path / "dgx_h100_su-diff.md").read_text()
-    assert md.count("\n| error |") == 5 and "| warning | cable-wrong-port |" in md
+    assert md.count("\n| error |") == 6 and "| warning | cable-wrong-port |" in md
 
 
 def test_unknown_host_is_a_warning(tmp_path):
@@ -139,7 +140,8 @@ def test_default_description_without_guid_map_warns(tmp_path):
 
     inv = tmp_path / "inv"
     shutil.copytree(FIX / "hgx-h100-clean", inv)
-    shutil.copytree(FIX / "hgx-h100" / "r002n04", inv / "r002n04")
+    (inv / "r002n04").mkdir()
+    shutil.copy(FIX / "hgx-h100" / "r002n04" / "nvidia-smi-q.xml", inv / "r002n04")
     shutil.copy(FIX / "hgx-h100" / "ibnetdiscover.txt", inv / "ibnetdiscover.txt")
     res = diff_file(H100_SU, inv)
     # Without guid-map.txt r002n04's 6th adapter (default description) cannot be placed:
@@ -156,3 +158,56 @@ def test_default_description_without_guid_map_warns(tmp_path):
     ])
     missing = next(f for f in res.findings if f.check == "link-missing")
     assert missing.port == "leaf su0.rail5.leaf0 port 8"
+
+
+def test_nic_placement_expectation_follows_the_tray_wiring(catalog):
+    from infra.ingest.diff_node import expected_nic_class
+
+    # DGX H100: GPU k and NIC k under one CX-7 integrated switch -> PIX
+    assert expected_nic_class(catalog.get("nvidia-dgx-h100"), catalog, "gpu6") == "PIX"
+    # GB200: the NIC hangs off Grace, reached over NVLink-C2C -> not checked from topo -m
+    assert expected_nic_class(catalog.get("nvidia-gb200-compute-tray"), catalog, "sc0.gpu0") is None
+
+
+def test_csv_output(run_cli):
+    res = run_cli("diff", str(NVL72), "--inventory", str(FIX / "gb200-nvl72"), "--format", "csv")
+    assert res.exit_code == 1
+    lines = res.stdout.strip().splitlines()
+    assert lines[0].startswith("severity,check,rack,u,node") and len(lines) == 6
+
+
+def test_to_design_writes_a_loadable_design(tmp_path, run_cli, catalog):
+    from infra.models.resolve import load_design
+
+    out = tmp_path / "found.yaml"
+    res = run_cli("ingest", str(FIX / "gb200-nvl72"), "--to-design", str(out))
+    assert res.exit_code == 0, res.output
+    rd = load_design(out, catalog)
+    (layout,) = rd.layouts.values()
+    # 18 GB200 trays matched by PCI id 0x2941 (GB200 B200); ConnectX NICs seen (mlx5_*)
+    # pick NVIDIA's tray over AWS's; 18 links per B200 / 2 chips per switch tray = 9
+    assert [(i.part.slug, i.count) for i in layout.items] == [
+        ("nvidia-gb200-compute-tray", 18), ("nvidia-nvlink5-switch-tray", 9)]
+    assert rd.tray_counts()["nvidia-gb200-compute-tray"] == 18
+    text = out.read_text()
+    assert text.startswith("# Starting design written by `infra ingest --to-design`")
+
+    out2 = tmp_path / "hgx.yaml"
+    assert run_cli("ingest", str(FIX / "hgx-h100"), "--to-design", str(out2)).exit_code == 0
+    rd2 = load_design(out2, catalog)
+    # 8 DGX H100 (PCI id 0x2330; r001n03's lost GPU still counts: highest module id 8),
+    # 8U each, 42U generic rack -> 5 per rack: racks of 5 and 3
+    assert rd2.tray_counts() == {"nvidia-dgx-h100": 8}
+    assert sorted(i.count for lay in rd2.layouts.values() for i in lay.items) == [3, 5]
+
+
+def test_to_design_unknown_gpu_is_an_error(tmp_path, run_cli):
+    import shutil
+
+    inv = tmp_path / "inv"
+    shutil.copytree(FIX / "hgx-h100-clean" / "r001n01", inv / "r001n01")
+    p = inv / "r001n01" / "nvidia-smi-q.xml"
+    p.write_text(p.read_text().replace("233010DE", "ABCD10DE"))
+    res = run_cli("ingest", str(inv), "--to-design", str(tmp_path / "x.yaml"))
+    assert res.exit_code == 2 and "no node matched a catalog tray type" in res.output
+    assert not (tmp_path / "x.yaml").exists()

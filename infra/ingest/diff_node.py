@@ -8,13 +8,16 @@ bus ID; when the driver reports no module id the k-th GPU in file order is used.
 
 from __future__ import annotations
 
+from infra.analysis.bandwidth import SCALE_OUT
 from infra.ingest.costs import gpu_pcie_links, nic_path_gbit_s
+from infra.ingest.smi_text import PATH_CLASSES
 from infra.ingest.findings import Finding
 from infra.ingest.model import BuiltGpu, BuiltNode
 from infra.ingest.slots import DesignNode
 from infra.models.catalog import Catalog
 from infra.models.expand import expand_tray
 from infra.models.parts import Gpu
+from infra.topology.tray import tray_flows, tray_graph
 
 IDLE_STATES = {f"P{i}" for i in range(5, 16)}  # idle GPUs may lower their PCIe link speed
 
@@ -61,7 +64,50 @@ def node_findings(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> list[Fin
         _nvlink(dn, label, part, g, f, node)
         _fabric(dn, label, g, f)
     _tray_position(dn, node, f)
+    _nic_paths(dn, node, matched, catalog, f)
     return out
+
+
+PATH_MEANING = {"PHB": "through the CPU's PCIe host bridge",
+                "NODE": "between PCIe host bridges of one CPU",
+                "SYS": "across the CPU socket interconnect (another NUMA node)",
+                "PXB": "through several PCIe switches"}
+
+
+def expected_nic_class(tray, catalog: Catalog, gpu: str) -> str | None:
+    """``topo -m`` class the design implies between ``gpu`` and its scale-out NIC: PIX
+    (at most one PCIe switch between them), PXB (several); None when the design's path
+    runs through a CPU or NVLink-C2C (not checked: topo -m only tells which socket)."""
+    g = tray_graph(tray, catalog)
+    classes = []
+    for fl in tray_flows(tray, catalog):
+        if fl.source != gpu or fl.network not in SCALE_OUT:
+            continue
+        inner = [b for _, b in fl.edges[:-1]]
+        if any(g.nodes[n]["kind"] in ("cpu", "c2c") for n in inner):
+            return None
+        classes.append("PIX" if len(inner) <= 1 else "PXB")
+    return min(classes, key=PATH_CLASSES.index) if classes else None
+
+
+def _nic_paths(dn, node: BuiltNode, matched, catalog, f) -> None:
+    topo = node.topo
+    if topo is None:
+        return
+    for name, _, g in matched:
+        if g is None:
+            continue
+        want = expected_nic_class(dn.tray, catalog, name)
+        row = f"GPU{node.gpus.index(g)}"
+        nic, got = topo.nearest_nic(row)
+        if want is None or got is None or PATH_CLASSES.index(got) <= PATH_CLASSES.index(want):
+            continue
+        label = f"{name} (module {g.module_id})" if g.module_id is not None else name
+        f("error", "nic-placement", label, f"a scale-out NIC at {want} (same PCIe switch, as "
+          f"the tray type {dn.tray.slug} wires it)", f"nearest NIC {nic} at {got} ({row} in topo -m)",
+          f"GPUDirect RDMA of this GPU runs {PATH_MEANING.get(got, got)} instead of inside one "
+          "PCIe switch: it competes with host traffic there and NCCL may pick a farther NIC",
+          topo.file)
 
 
 def _module(matched, name: str) -> int:
