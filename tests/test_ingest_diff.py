@@ -43,8 +43,9 @@ def test_hgx_finds_exactly_the_seeded_faults(hgx):
         ("error", "link-degraded", "r002n01", None),
         ("error", "cable-wrong-leaf", "r002n03", None),
         ("error", "nic-placement", "r002n04", "gpu6 (module 7)"),
+        ("error", "nic-placement", "r001n04", "gpu2 (module 3)"),
     ])
-    assert (hgx.errors, hgx.warnings) == (6, 1)
+    assert (hgx.errors, hgx.warnings) == (7, 1)
     assert (hgx.coverage.design_nodes, hgx.coverage.inspected_nodes) == (32, 8)
     # 8 nodes x 8 GPUs, one lost
     assert hgx.coverage.gpus_seen == 63 and hgx.coverage.fabric_links_seen == 64
@@ -69,6 +70,15 @@ def test_hgx_costs_from_the_design_analyses(hgx):
     assert "su0.rail1.leaf0 port 7" in leaf.expected and "su0.rail5.leaf0" in leaf.found
     missing = by["gpu-missing"]
     assert "7 of 8 GPUs" in missing.cost and missing.found.startswith("7 reported")
+
+
+def test_hgx_nic_placement_from_topo_and_lspci(hgx):
+    found = {f.node: f for f in hgx.findings if f.check == "nic-placement"}
+    # topo -m: GPU6 (module 7 = design gpu6) sees every NIC at SYS
+    assert found["r002n04"].found == "nearest NIC mlx5_0 at SYS (GPU6 in topo -m)"
+    # lspci -tv: GPU2's switch has an empty NIC port; nearest NIC under another root port
+    assert found["r001n04"].found == "nearest NIC 0000:19:00.0 at PHB (lspci -tv)"
+    assert found["r001n04"].source.endswith("lspci-tv.txt")
 
 
 def test_hgx_switches_identified_by_their_cables(hgx):
@@ -112,15 +122,15 @@ def test_cli_exit_1_and_reports_read_back(tmp_path, run_cli):
                   "--report", "xlsx", "--report", "md", "-o", str(tmp_path))
     assert res.exit_code == 1  # errors gate a bring-up pipeline
     data = json.loads(res.stdout)
-    assert data["summary"]["errors"] == 6 and len(data["findings"]) == 7
+    assert data["summary"]["errors"] == 7 and len(data["findings"]) == 8
     from openpyxl import load_workbook
 
     ws = load_workbook(tmp_path / "dgx_h100_su-diff.xlsx")["Diff"]
     rows = list(ws.iter_rows(values_only=True))
-    assert rows[0][:2] == ("severity", "check") and len(rows) == 8
+    assert rows[0][:2] == ("severity", "check") and len(rows) == 9
     assert {r[1] for r in rows[1:]} == {f["check"] for f in data["findings"]}
     md = (tmp_path / "dgx_h100_su-diff.md").read_text()
-    assert md.count("\n| error |") == 6 and "| warning | cable-wrong-port |" in md
+    assert md.count("\n| error |") == 7 and "| warning | cable-wrong-port |" in md
 
 
 def test_unknown_host_is_a_warning(tmp_path):

@@ -9,6 +9,7 @@ from conftest import ROOT
 from infra.ingest.base import InventoryError
 from infra.ingest.ibnet import parse_guid_map, parse_ibnet
 from infra.ingest.inventory import load_inventory
+from infra.ingest.lspci import parse_lspci
 from infra.ingest.nccl import parse_nccl_topo
 from infra.ingest.smi_text import parse_nvlink, parse_topo
 from infra.ingest.smi_xml import parse_smi_xml
@@ -125,6 +126,19 @@ def test_inventory_joins_on_uuid_not_order():
     assert ranks[0] == ("HCA-1", 0) and ranks[-1] == ("HCA-8", 7)
 
 
+def test_lspci_tree_switches():
+    tree = parse_lspci(H100 / "r001n01/lspci-tv.txt")
+    gpus = [d for d in tree.devices if d.vendor_device == "10de:2330"]
+    nics = [d for d in tree.devices if d.vendor_device == "15b3:1021"]
+    assert len(gpus) == 8 and len(nics) == 8
+    # GPU 18:00.0 and CX-7 19:00.0 meet at the CX-7's integrated switch 16:00.0, below
+    # root port 00:01.0: the DGX H100 wiring of the catalog tray
+    assert tree.common_bridge("0000:18:00.0", "0000:19:00.0") == "0000:16:00.0"
+    assert tree.upstream("0000:18:00.0") == ["0000:17:00.0", "0000:16:00.0", "0000:00:01.0"]
+    assert tree.common_bridge("0000:18:00.0", "0000:9b:00.0") is None
+    assert {d.root for d in gpus} == {"0000:00", "0000:80"}
+
+
 BAD = [
     ("nvidia-smi-q.xml", "truncated", "malformed or truncated XML"),
     ("nvidia-smi-q.xml", "binary", "binary file"),
@@ -135,6 +149,7 @@ BAD = [
     ("topo-m.txt", "nvlink", "not `nvidia-smi topo -m` output"),
     ("nvlink-s.txt", "topo", "not `nvidia-smi nvlink -s` output"),
     ("nvlink-s.txt", "binary", "binary file"),
+    ("lspci-tv.txt", "topo", "not `lspci -tv` output"),
 ]
 
 

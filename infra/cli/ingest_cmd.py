@@ -59,10 +59,11 @@ def diff(design_file, inventory, host_pattern, fmt, reports, outdir, catalog_dir
 def ingest(inventory, out, name, catalog_dir) -> None:
     """Read INVENTORY and write a starting design for what was found."""
     from infra.ingest.inventory import load_inventory
-    from infra.ingest.to_design import starting_design, write_design
+    from infra.ingest.to_design import starting_design
     from infra.models.catalog import load_catalog
+    from infra.reports.atomic import write_text_atomic
 
     draft = starting_design(load_inventory(inventory), load_catalog(catalog_dir), name)
-    click.echo(f"wrote {write_design(draft, out)}")
+    click.echo(f"wrote {write_text_atomic(Path(out), draft.to_yaml())}")
     for note in draft.notes:
         click.echo(f"note: {note}", err=True)

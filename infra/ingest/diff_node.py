@@ -68,7 +68,7 @@ def node_findings(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> list[Fin
     return out
 
 
-PATH_MEANING = {"PHB": "through the CPU's PCIe host bridge",
+PATH_MEANING = {"PHB": "through the CPU's PCIe host bridge (root complex)",
                 "NODE": "between PCIe host bridges of one CPU",
                 "SYS": "across the CPU socket interconnect (another NUMA node)",
                 "PXB": "through several PCIe switches"}
@@ -91,23 +91,61 @@ def expected_nic_class(tray, catalog: Catalog, gpu: str) -> str | None:
 
 
 def _nic_paths(dn, node: BuiltNode, matched, catalog, f) -> None:
-    topo = node.topo
-    if topo is None:
+    if node.topo is None and node.pcie is None:
         return
     for name, _, g in matched:
         if g is None:
             continue
         want = expected_nic_class(dn.tray, catalog, name)
-        row = f"GPU{node.gpus.index(g)}"
-        nic, got = topo.nearest_nic(row)
-        if want is None or got is None or PATH_CLASSES.index(got) <= PATH_CLASSES.index(want):
+        if want is None:
+            continue
+        found = _topo_nic(node, g) if node.topo is not None else _lspci_nic(node, g)
+        if found is None:
+            continue
+        got, text, source = found
+        if PATH_CLASSES.index(got) <= PATH_CLASSES.index(want):
             continue
         label = f"{name} (module {g.module_id})" if g.module_id is not None else name
         f("error", "nic-placement", label, f"a scale-out NIC at {want} (same PCIe switch, as "
-          f"the tray type {dn.tray.slug} wires it)", f"nearest NIC {nic} at {got} ({row} in topo -m)",
+          f"the tray type {dn.tray.slug} wires it)", text,
           f"GPUDirect RDMA of this GPU runs {PATH_MEANING.get(got, got)} instead of inside one "
           "PCIe switch: it competes with host traffic there and NCCL may pick a farther NIC",
-          topo.file)
+          source)
+
+
+def _topo_nic(node: BuiltNode, g: BuiltGpu) -> tuple[str, str, str] | None:
+    row = f"GPU{node.gpus.index(g)}"
+    nic, got = node.topo.nearest_nic(row)  # type: ignore[union-attr]
+    if got is None:
+        return None
+    return got, f"nearest NIC {nic} at {got} ({row} in topo -m)", node.topo.file  # type: ignore[union-attr]
+
+
+NIC_VENDORS = ("15b3:", "1d0f:")  # Mellanox/NVIDIA networking, Amazon (EFA/ENA)
+
+
+def _lspci_nic(node: BuiltNode, g: BuiltGpu) -> tuple[str, str, str] | None:
+    """Class of the nearest NIC in the ``lspci -tv`` tree, in ``topo -m`` terms: a shared
+    switch is PIX, a shared root port PXB, a shared host bridge (root) PHB, another root
+    NODE (the tree does not tell whether that root is on the other socket)."""
+    tree = node.pcie
+    if tree is None or g.bus_id is None or g.bus_id not in {d.bus_id for d in tree.devices}:
+        return None
+    nics = [d for d in tree.devices if (d.vendor_device or "").startswith(NIC_VENDORS)
+            and d.secondary is None]
+    by = {d.bus_id: d for d in tree.devices}
+    best = None
+    for nic in nics:
+        common = tree.common_bridge(g.bus_id, nic.bus_id)
+        if common is not None:
+            cls = "PXB" if by[common].parent is None else "PIX"
+        else:
+            cls = "PHB" if by[g.bus_id].root == nic.root else "NODE"
+        if best is None or PATH_CLASSES.index(cls) < PATH_CLASSES.index(best[0]):
+            best = (cls, nic.bus_id)
+    if best is None:
+        return None
+    return best[0], f"nearest NIC {best[1]} at {best[0]} (lspci -tv)", tree.file
 
 
 def _module(matched, name: str) -> int:
