@@ -189,3 +189,46 @@ def test_wrong_tool_ibnetdiscover_and_missing_smi(tmp_path):
         load_inventory(tmp_path)
     with pytest.raises(InventoryError, match="inventory directory not found"):
         load_inventory(tmp_path / "nope")
+
+
+# ---- robustness: any text or any cut of a real dump either parses or raises InventoryError
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from infra.ingest.ibnet import parse_ibnet_text  # noqa: E402
+from infra.ingest.lspci import parse_lspci_text  # noqa: E402
+from infra.ingest.smi_text import parse_nvlink_text, parse_topo_text  # noqa: E402
+
+TEXT_READERS = [(parse_topo_text, H100 / "r001n01/topo-m.txt"),
+                (parse_nvlink_text, H100 / "r002n03/nvlink-s.txt"),
+                (parse_ibnet_text, H100 / "ibnetdiscover.txt"),
+                (parse_lspci_text, H100 / "r001n01/lspci-tv.txt")]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=0, max_value=10**6),
+       st.text(max_size=40))
+def test_text_readers_never_crash_on_cut_or_spliced_dumps(a, b, junk):
+    for reader, path in TEXT_READERS:
+        text = path.read_text()
+        i, j = sorted((a % (len(text) + 1), b % (len(text) + 1)))
+        for variant in (text[:i], text[:i] + junk + text[j:], junk):
+            try:
+                reader(variant, "x.txt")
+            except InventoryError:
+                pass
+
+
+@settings(max_examples=40, deadline=None)
+@given(cut=st.integers(min_value=0, max_value=10**6))
+def test_xml_readers_never_crash_on_truncation(tmp_path_factory, cut):
+    d = tmp_path_factory.mktemp("cut")
+    for reader, path in ((parse_smi_xml, GB200 / "r001n07/nvidia-smi-q.xml"),
+                         (parse_nccl_topo, GB200 / "r001n07/nccl-topo.xml")):
+        data = path.read_bytes()
+        p = d / path.name
+        p.write_bytes(data[: cut % (len(data) + 1)])
+        try:
+            reader(p)
+        except InventoryError as exc:
+            assert str(p) in str(exc)
