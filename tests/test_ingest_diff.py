@@ -221,3 +221,12 @@ def test_to_design_unknown_gpu_is_an_error(tmp_path, run_cli):
     res = run_cli("ingest", str(inv), "--to-design", str(tmp_path / "x.yaml"))
     assert res.exit_code == 2 and "no node matched a catalog tray type" in res.output
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_other_gpu_type_is_one_finding_per_node():
+    # the GB200 rack's dumps against the DGX H100 design: hosts r001n01..04 exist in both
+    res = diff_file(H100_SU, FIX / "gb200-nvl72-clean")
+    types = [f for f in res.findings if f.check == "gpu-type"]
+    assert [f.node for f in types] == ["r001n01", "r001n02", "r001n03", "r001n04"]
+    assert "PCI id 0x2330" in types[0].expected and "NVIDIA GB200 (PCI id 0x2941)" in types[0].found
+    assert {f.check for f in res.findings} == {"gpu-type", "node-unknown"}

@@ -14,7 +14,8 @@ Inventory layout (one directory per host, named by its host name):
   DIR/<host>/nvidia-smi-q.xml   nvidia-smi -q -x
   DIR/<host>/topo-m.txt         nvidia-smi topo -m        (optional)
   DIR/<host>/nvlink-s.txt       nvidia-smi nvlink -s      (optional)
-  DIR/<host>/nccl-topo.xml      NCCL_TOPO_DUMP_FILE       (optional)"""
+  DIR/<host>/nccl-topo.xml      NCCL_TOPO_DUMP_FILE       (optional)
+  DIR/<host>/lspci-tv.txt       lspci -tvnn               (optional)"""
 
 
 @click.command(epilog=LAYOUT)

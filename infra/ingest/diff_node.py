@@ -45,6 +45,11 @@ def node_findings(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> list[Fin
     def f(sev, check, gpu, expected, found, cost, source=src, port=None) -> None:
         out.append(Finding(sev, check, dn.rack, dn.u, dn.host, gpu, port, expected, found, cost, source))
 
+    wrong = _wrong_type(dn, node, catalog)
+    if wrong:
+        f("error", "gpu-type", None, *wrong)
+        return out  # per-GPU checks against another type's figures would only mislead
+
     missing = [(name, part) for name, part, g in matched if g is None]
     if missing:
         names = ", ".join(f"{n} (module {_module(matched, n)})" for n, _ in missing)
@@ -146,6 +151,21 @@ def _lspci_nic(node: BuiltNode, g: BuiltGpu) -> tuple[str, str, str] | None:
     if best is None:
         return None
     return best[0], f"nearest NIC {best[1]} at {best[0]} (lspci -tv)", tree.file
+
+
+def _wrong_type(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> tuple[str, str, str] | None:
+    """(expected, found, cost) when the node's GPUs are not the design's GPU type, judged
+    by PCI device id where the catalog records the type's ids."""
+    parts = {i.part.slug: i.part for i in expand_tray(dn.tray, catalog).of_kind("gpu")}
+    ids = {d for p in parts.values() for d in getattr(p, "pci_device_ids", [])}
+    seen = {g.pci_device_id for g in node.gpus if g.pci_device_id}
+    if not ids or not seen or seen <= ids:
+        return None
+    products = sorted({g.product for g in node.gpus if g.product})
+    return (f"{', '.join(parts)} (PCI id {', '.join(sorted(ids))}) in {dn.tray.slug}",
+            f"{', '.join(products)} (PCI id {', '.join(sorted(seen))})",
+            "another GPU type than designed: every figure of the design for this node "
+            "(FLOPS, memory, power, NVLink) is wrong; other checks skipped for it")
 
 
 def _module(matched, name: str) -> int:
