@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-REPORTS = ("json", "xlsx", "md", "svg", "png", "dot")  # = infra.reports.writer.FORMATS
+REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports.writer.FORMATS
 
 
 @click.command()
@@ -37,7 +37,7 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet) -> None:
         data = analysis.as_dict()
         if not quiet:
             click.echo(render_summary(data, wide=wide))
-        if highlight and any(r in reports for r in ("svg", "png", "dot", "xlsx")):
+        if highlight and any(r in reports for r in ("svg", "png", "dot", "xlsx", "html")):
             from infra.analysis.failure_view import failure_view
 
             failure_view(analysis, highlight)  # an unknown kind is an error, before writing

@@ -136,7 +136,9 @@ def metric_lines(m: dict[str, Any], keys: list[str]) -> list[str]:
     for k in keys:
         value = fmt(m[k])
         unit = metric_unit(k)
-        if k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
+        if k == "capex_priced_usd" and m.get("capex_unpriced_sku_count") and m[k] is None:
+            unit += f" ({_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
+        elif k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
             unit += f" (lower bound: {_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
         if k == "it_power_kw" and m.get("power_unknown_parts_count"):
             unit += (f" (lower bound: {_n(m['power_unknown_parts_count'], 'part')} "
