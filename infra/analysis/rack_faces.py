@@ -2,8 +2,8 @@
 
 A design gives racks by layout and count, never one by one; the elevation drawing shows
 one rack per distinct layout with the names of its instances. Names follow the cabling
-plan (:mod:`infra.analysis.cabling`): ``<build><i>/<pod><j>/.../r<k>``, or ``<layout><i>``
-for racks built directly.
+plan, exports and ingest (:mod:`infra.analysis.identity`): ``<pod><i>/.../r<k>``, or
+``r<k>`` for racks built directly.
 
 Rear face. Every racked unit is taken as full depth (seen from the rear as occupied, as
 NetBox draws full-depth devices). Mounted at the rear, beside the units:
@@ -51,33 +51,20 @@ class RackFaces:
     rear: tuple[RearItem, ...]
 
 
-def rack_instances(rd: ResolvedDesign) -> dict[str, list[str]]:
-    """Layout name -> the names of its rack instances, in build order."""
+def rack_names(rd: ResolvedDesign) -> dict[str, list[str]]:
+    """Layout name -> the paths of its rack instances, in build order
+    (:func:`infra.analysis.identity.rack_instances`, the one naming rule)."""
+    from infra.analysis.identity import rack_instances
+
     out: dict[str, list[str]] = {}
-
-    def visit(name: str, path: str) -> None:
-        if name in rd.design.racks:
-            out.setdefault(name, []).append(path)
-            return
-        pod = rd.design.pods[name]
-        k = 0
-        for sub, n in pod.pods.items():
-            for i in range(n):
-                visit(sub, f"{path}/{sub}{i}")
-        for r, n in pod.racks.items():
-            for _ in range(n):
-                out.setdefault(r, []).append(f"{path}/r{k}")
-                k += 1
-
-    for name, n in rd.design.build.items():
-        for i in range(n):
-            visit(name, f"{name}{i}")
+    for r in rack_instances(rd):
+        out.setdefault(r.layout, []).append(r.path)
     return out
 
 
 def rack_faces(rd: ResolvedDesign) -> list[RackFaces]:
     """Instances, U used/free and rear-face items of every layout the design builds."""
-    names = rack_instances(rd)
+    names = rack_names(rd)
     out = []
     for lname, layout in rd.layouts.items():
         if lname not in names:
