@@ -64,6 +64,9 @@ def test_elevation_names_instances_front_rear_and_footer(shipped):
         assert word in text, word
     # 2 x SN2201 + 8 x 1U power shelves + 18 x 1U compute + 9 x 1U switch trays = 37U of 48U
     assert "37 U used, 11 U free of 48U" in text
+    # tray names as in the cabling plan and exports (su0/r0/t0 ...): 18 compute trays t0..t17
+    words = text.split()
+    assert "t0" in words and "t17" in words and "t18" not in words
 
 
 def test_failed_parts_marked_by_pattern_not_only_colour(shipped):
@@ -136,3 +139,34 @@ def test_failures_html(tmp_path, run_cli):
     assert "Failure review" in page and "Job interruptions by kind" in page
     r = run_chromium(["--dump-dom", (tmp_path / "gb200_nvl72.failures.html").as_uri()], tmp_path)
     assert 'data-errors="0"' in r.stdout
+
+
+def test_compare_html(tmp_path, run_cli):
+    res = run_cli("compare", str(DESIGNS / "gb200_nvl72.yaml"), str(DESIGNS / "dgx_h100_su.yaml"),
+                  "--report", "html", "-o", str(tmp_path), "--name", "c")
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "c.html").read_text()
+    assert "Comparison" in page and 'id="comparison"' in page
+    r = run_chromium(["--dump-dom", (tmp_path / "c.html").as_uri()], tmp_path)
+    assert 'data-errors="0"' in r.stdout
+
+
+def test_failures_workbook_has_real_charts_and_units(tmp_path, run_cli):
+    """Two charts (interruptions by kind, availability vs spare trays); units per row;
+    no empty Assumption header."""
+    import zipfile
+
+    import openpyxl
+
+    res = run_cli("failures", str(DESIGNS / "gb200_nvl72.yaml"), "--samples", "2000",
+                  "--report", "xlsx", "-o", str(tmp_path))
+    assert res.exit_code == 0, res.output
+    path = tmp_path / "gb200_nvl72.failures.xlsx"
+    charts = [n for n in zipfile.ZipFile(path).namelist() if n.startswith("xl/charts/chart")]
+    assert len(charts) == 2
+    summary = openpyxl.load_workbook(path)["Summary"]
+    units = {r[4]: r[2] for r in summary.iter_rows(min_row=5, values_only=True) if r[0]}
+    assert units["gpu_hours_lost_per_year"] == "GPU-hours per year"
+    assert units["checkpoint_write_seconds"] == "seconds"
+    assert units["young_checkpoint_interval_minutes"] == "minutes"
+    assert "Assumption" not in [r[0] for r in summary.iter_rows(values_only=True)]

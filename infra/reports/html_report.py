@@ -236,3 +236,18 @@ def failures_html(data: dict[str, Any]) -> str:
     meta = (f"Design file <code>{esc(data['design']['source_file'])}</code>; rates "
             f"<code>{esc(rates)}</code>")
     return page(name, meta, body, nav, footer_text(data["design"]["name"]))
+
+
+def compare_html(data: dict[str, Any]) -> str:
+    """The comparison page (``Comparison.as_dict()``): every table of the comparison."""
+    title = "Comparison"
+    if data.get("target"):
+        title += f", sized to {data['target']}"
+    body, nav = [], []
+    for key, rows in data.items():
+        if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
+            name = key.replace("_", " ").capitalize()
+            body.append(section(name, rows, key))
+            nav.append((key, name))
+    meta = "Options side by side; unknown or not applicable cells are marked with a dash."
+    return page(title, meta, body, nav, footer_text("infra compare"))

@@ -67,12 +67,16 @@ def rack_table(e: RackElevation, f: RackFaces) -> str:
     by_top = {s.position_u + int(round(s.height_u)) - 1: s for s in e.slots
               if s.position_u is not None}
     covered = e.u_height + 1
+    tray = 0  # compute trays are t0, t1, ... from the top, as in identity and the cabling plan
     for u in range(e.u_height, 0, -1):
         cells = [f'<td width="28" bgcolor="#e0e0e0"><font point-size="8">U{u}</font></td>']
         s = by_top.get(u)
         if s is not None:
             h = int(round(s.height_u))
-            cells += [_front(s, h), f'<td rowspan="{h}" bgcolor="{REAR_FILL}" width="120" '
+            name = None
+            if s.kind == "compute_tray":
+                name, tray = f"t{tray}", tray + 1
+            cells += [_front(s, h, name), f'<td rowspan="{h}" bgcolor="{REAR_FILL}" width="120" '
                                     f'align="left"><font point-size="8">rear of '
                                     f'{esc(style.label(s.kind))}</font></td>']
             covered = u - h + 1
@@ -95,10 +99,12 @@ def rack_table(e: RackElevation, f: RackFaces) -> str:
             + "".join(rows) + "</table>")
 
 
-def _front(s, h: int) -> str:
+def _front(s, h: int, name: str | None = None) -> str:
     kw = "" if s.power_w == 0 else f"  {num(None if s.power_w is None else s.power_w / 1000, 'kW', 2)}"
     role = f" ({esc(s.role)})" if s.role else ""
     text = f"{esc(style.label(s.kind))}{role}: {esc(s.slug)}{kw}"
+    if name:
+        text = f"<b>{esc(name)}</b> {text}"
     return (f'<td rowspan="{h}" bgcolor="{style.fill(s.kind)}" width="300" '
             f'height="{ROW_PX * h}" align="left">{text}</td>')
 
