@@ -13,7 +13,7 @@ from infra.cli.params import FiniteFloat
 @click.argument("options", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True, help="Terminal output format.")
-@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md"]),
+@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md", "html"]),
               help="Also write a report file (repeatable).")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True, help="Directory for reports.")
@@ -65,6 +65,10 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
             from infra.reports.compare_md import write_markdown
 
             write_markdown(data, path)
+        elif rep == "html":
+            from infra.reports.html_report import compare_html, write_html
+
+            write_html(compare_html(data), path)
         else:
             from infra.reports.compare_xlsx import write_compare_xlsx
 
