@@ -45,7 +45,7 @@ def test_workbook_sheets_headers_formats(aws_reports):
     col = [c.value for c in ws[1]].index("it_kw_per_rack")
     assert "kW" in ws.cell(row=2, column=col + 1).number_format
     summary = {r[0]: r for r in wb["Summary"].iter_rows(min_row=5, values_only=True) if r[0]}
-    assert summary["it_power_kw"][1:] == (97.2, "kW")
+    assert summary["it_power_kw"][1:] == (148.908, "kW")
     assert "PUE" in summary  # assumptions are on the summary sheet
 
 
@@ -94,7 +94,7 @@ def test_svgs_parse_and_name_nodes(aws_reports):
     assert "r0.backplane" in text["scaleup_ultraserver_2_x_nvl36"] and "xrack" in text["scaleup_ultraserver_2_x_nvl36"]
     assert "pcisw0" in text["tray_aws-gb200-compute-tray"] and "1.74x" in text["tray_aws-gb200-compute-tray"]
     assert "nvidia-gb200-compute-tray" not in text["rack_elevations"]
-    assert "aws-gb200-compute-tray" in text["rack_elevations"] and "48.6 kW" in text["rack_elevations"]
+    assert "aws-gb200-compute-tray" in text["rack_elevations"] and "74.5 kW" in text["rack_elevations"]
     assert "#cb181d" in (d / "failure_nvlink_backplane.svg").read_text()  # failed: red
     assert not any(n.startswith("fabric") for n in names)  # one UltraServer: no fabric
     assert not res.warnings
