@@ -94,5 +94,6 @@ def supply_rows(power) -> list[dict]:
                      "redundancy": s.redundancy or "not stated",
                      "usable_kw": round(s.usable_kw, 3), "load_kw": round(s.load_kw, 3),
                      "headroom_kw": round(s.headroom_kw, 3),
-                     "survives_one_feed_loss": s.survives_feed_loss})
+                     "survives_one_feed_loss": {True: "yes", False: "no"}.get(
+                         s.survives_feed_loss, "unknown (feeds not stated)")})
     return rows

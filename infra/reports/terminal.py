@@ -9,7 +9,7 @@ from infra.reports.labels import metric_unit
 HEADLINE = [
     "gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "hbm_tbyte_s",
     "peak_dense_pflops_bf16", "peak_dense_pflops_fp8", "peak_dense_pflops_fp4",
-    "achievable_pflops_bf16", "it_power_kw", "facility_power_kw", "liquid_heat_kw",
+    "achievable_pflops_bf16", "it_power_kw", "it_power_typical_kw", "facility_power_kw", "liquid_heat_kw",
     "air_heat_kw", "scale_up_domains", "scale_up_domain_gpus", "scale_up_gbyte_s_per_gpu",
     "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
     "front_end_gbit_s_per_tray", "pcie_max_oversubscription", "worst_single_failure_gpus",
@@ -68,6 +68,14 @@ def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None)
     out.append(table(t["power_by_rack"], ["layout", "racks", "it_kw_per_rack", "liquid_kw_per_rack",
                                           "air_kw_per_rack", "supply_kw_per_rack",
                                           "published_estimate_kw_per_rack"]))
+    if t.get("power_envelopes"):
+        out += ["", "Published power envelopes vs computed (kW, difference in %):"]
+        out.append(table(t["power_envelopes"], ["scope", "figure", "computed_kw", "published_kw",
+                                                "difference_pct", "envelope"]))
+    if t.get("power_supply"):
+        out += ["", "Rack power supply:"]
+        out.append(table(t["power_supply"], ["layout", "installed_kw", "redundancy", "usable_kw",
+                                             "load_kw", "survives_one_feed_loss"]))
     out += ["", "Cooling:"]
     out.append(table(t["cooling"], ["unit", "scope", "removes", "heat_kw", "capacity_kw",
                                      "needed", "installed", "total_units"]))
