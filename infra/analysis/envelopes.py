@@ -46,13 +46,15 @@ def diff_pct(computed: float, published: float) -> float:
     return (computed - published) / published * 100.0
 
 
-def _soft_parts(racks: list[tuple[RackPower, int]], n: int = 5) -> str:
-    """The parts with soft figures in these racks, by kW contribution (largest first)."""
+def _soft_parts(racks: list[tuple[RackPower, int]], medium: str | None = None, n: int = 5) -> str:
+    """The parts with soft figures in these racks (of one heat path when ``medium``), by
+    kW contribution (largest first)."""
     kw: dict[str, float] = {}
     for rp, mult in racks:
         for up, cnt in rp.units:
             for p in up.parts or ():
-                if p.tag in SOFT_TAGS and (up.basis != "published system figure"):
+                if p.tag in SOFT_TAGS and up.basis != "published system figure" \
+                        and medium in (None, p.medium):
                     kw[p.slug] = kw.get(p.slug, 0.0) + p.total_max_w * cnt * mult / 1000
     top = sorted(kw.items(), key=lambda x: -x[1])[:n]
     return ", ".join(f"{s} ({v:.1f} kW, {_tag_of(racks, s)})" for s, v in top)
@@ -69,7 +71,7 @@ def _tag_of(racks, slug: str) -> str:
 
 def _row(scope, figure, label, computed, published, src, racks) -> EnvelopeRow:
     d = diff_pct(computed, published)
-    resp = _soft_parts(racks)
+    resp = _soft_parts(racks, figure if figure in ("liquid", "air") else None)
     warn = ""
     if abs(d) > WARN_PCT:
         warn = (f"{scope}: computed {figure.replace('_', ' ')} {computed:.1f} kW is {d:+.1f} % from "
