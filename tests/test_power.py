@@ -54,6 +54,9 @@ def test_dgx_h100_per_server_is_its_published_max(catalog):
     # are shown beside it for information, not used
     (row,) = [r for r in a.envelopes if r.scope == "tray:nvidia-dgx-h100"]
     assert row.computed_kw == pytest.approx(6.55) and row.published_kw == 10.2
+    # its PSUs: 6 x 3.3 kW, 4+2 -> 4 x 3.3 = 13.2 kW usable >= 10.2 kW
+    (psu,) = a.tables()["server_psus"]
+    assert psu["usable_kw"] == pytest.approx(13.2) and psu["covers_max"] is True
 
 
 def test_dgx_b200_server_is_its_published_max(tmp_path, catalog):
@@ -231,3 +234,14 @@ def test_air_heat_warning_default_and_design_limit(catalog, tmp_path):
     p = tmp_path / "d.yaml"
     p.write_text(text)
     assert not analyze_file(p, catalog).cooling.warnings
+
+
+@pytest.mark.parametrize("row, message", [
+    ("{type: nvidia-nvlink5-switch-trai, max_w: 1500, source: q}", "unknown part type"),
+    ("{type: nvidia-nvlink5-switch-tray, source: q}", "gives no figure"),
+    ("{type: nvidia-nvlink5-switch-tray, max_w: 1000, typical_w: 1200, source: q}", "above max_w"),
+])
+def test_bad_power_override_exits_2(tmp_path, run_cli, row, message):
+    text = NVL72.replace("REDUNDANCY", "").rstrip() + f"\n    power_overrides:\n      - {row}\n"
+    res = run_cli("validate", str(_write(tmp_path, text)))
+    assert res.exit_code == 2 and message in res.output and "power_overrides" in res.output

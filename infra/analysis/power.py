@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infra.analysis.power_figures import PartFigure, overrides_of, part_figure
+from infra.analysis.power_figures import PartFigure, check_overrides, overrides_of, part_figure
 from infra.analysis.supply import RackSupply, check_supply, rack_supply
 from infra.models.catalog import Catalog
 from infra.models.expand import expand_tray
@@ -212,6 +212,7 @@ def _conversion_loss_w(layout: ResolvedLayout, load_w: float) -> float:
 def design_power(rd: ResolvedDesign, fabrics: list | None = None) -> DesignPower:
     """Power of every rack layout, the fabrics (``FabricResult`` list) and the design."""
     fabrics = fabrics or []
+    check_overrides(rd)
     racks = tuple(rack_power(rd, rd.layouts[n]) for n in rd.layouts if rd.rack_counts.get(n))
     fabric = sum(f.power_kw for f in fabrics)
     fabric_typ = sum(getattr(f, "power_typical_kw", f.power_kw) for f in fabrics)

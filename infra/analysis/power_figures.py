@@ -46,6 +46,30 @@ def overrides_of(design) -> dict:
     return {o.type: o for o in getattr(design, "power_overrides", [])}
 
 
+def check_overrides(rd) -> None:
+    """Each ``power_overrides`` row names a catalog part and gives a figure."""
+    from infra.errors import DesignError, did_you_mean
+    from infra.models.yamlio import line_of
+
+    seen: set[str] = set()
+    for i, o in enumerate(rd.design.power_overrides):
+        path = ("power_overrides", i)
+        where = dict(file=str(rd.file), path=path, line=line_of(rd.file, path))
+        if o.type not in rd.catalog:
+            raise DesignError(f"power override for unknown part type {o.type!r}", **where,
+                              hint=did_you_mean(o.type, [e.slug for e in rd.catalog]))
+        if o.max_w is None and o.typical_w is None:
+            raise DesignError(f"power override for {o.type!r} gives no figure", **where,
+                              hint="set max_w (and typical_w if known)")
+        if o.max_w is not None and o.typical_w is not None and o.typical_w > o.max_w:
+            raise DesignError(f"power override for {o.type!r}: typical_w {o.typical_w:g} W is "
+                              f"above max_w {o.max_w:g} W", **where, hint="swap or fix the figures")
+        if o.type in seen:
+            raise DesignError(f"two power overrides for {o.type!r}", **where,
+                              hint="keep one row per part type")
+        seen.add(o.type)
+
+
 def part_figure(part: Part, catalog: Catalog, overrides: dict | None = None) -> PartFigure:
     """Maximum and typical power of one part (see the module notes)."""
     o = (overrides or {}).get(part.slug)

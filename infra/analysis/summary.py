@@ -20,7 +20,7 @@ from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
 from infra.analysis.elevation import elevation_rows, rack_elevations
 from infra.analysis.envelopes import EnvelopeRow, design_envelopes, envelope_table
 from infra.analysis.power import DesignPower, design_power
-from infra.analysis.supply import supply_rows
+from infra.analysis.supply import server_psu_rows, supply_rows
 from infra.analysis.tco import Capex, design_capex
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS
@@ -96,6 +96,7 @@ class DesignAnalysis:
                 for r in self.power.racks],
             "power_envelopes": envelope_table(self.envelopes),
             "power_supply": supply_rows(self.power),
+            "server_psus": server_psu_rows(self.rd),
             "power_by_part": [
                 {"layout": r.layout, "unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
                  "max_w_each": pp.max_w, "typical_w_each": pp.typical_w, "heat_to": pp.medium,

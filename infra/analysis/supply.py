@@ -83,6 +83,22 @@ def check_supply(rd: ResolvedDesign, layout: ResolvedLayout, it_kw: float,
                 file=str(rd.file), path=path, line=line_of(rd.file, path), hint=fix)
 
 
+def server_psu_rows(rd: ResolvedDesign) -> list[dict]:
+    """Servers with their own PSUs: usable capacity under their PSU redundancy vs their
+    maximum (DGX H100: 6 x 3.3 kW, 4+2 -> 13.2 kW usable for 10.2 kW)."""
+    rows = []
+    for slug in rd.tray_counts():
+        t = rd.catalog.get(slug)
+        if not (t.psus and t.psu_w and t.max_power_w):
+            continue
+        usable = usable_units(t.psus, t.psu_redundancy) * t.psu_w / 1000
+        rows.append({"server": slug, "psus": t.psus, "psu_kw": t.psu_w / 1000,
+                     "redundancy": t.psu_redundancy or "not stated", "usable_kw": usable,
+                     "max_kw": t.max_power_w / 1000,
+                     "covers_max": usable + 1e-9 >= t.max_power_w / 1000})
+    return rows
+
+
 def supply_rows(power) -> list[dict]:
     """One row per rack layout with shelves/PDUs (for the ``power_supply`` table)."""
     rows = []
