@@ -77,9 +77,14 @@ def test_chip_cost_by_hand(catalog, book):
     m = _m(compare(["nvidia-h100-sxm5"], book, catalog))
     # energy: 0.7 kW x PUE 1.58 x 8,760 h x $0.0806 = $780.9 per year
     assert m["energy_usd_per_year"] == 781
-    # TCO 5 y: 27,500 + 5 x (780.9 + 0.05 x 27,500) = 38,279; / (0.989 PF x 5 y) = 7,741
-    assert m["tco_usd_5y"] == 38279
-    assert m["usd_per_dense_pflop_year_bf16"] == 7741
+    # facility: 0.0007 MW x $11.7M/MW x 5/15 years of the building's life = $2,730
+    assert m["facility_usd"] == 2730
+    # TCO 5 y: 27,500 + 2,730 + 5 x (780.90 + 0.05 x 27,500) = 41,009.5; / (0.989 PF x 5 y)
+    # = 8,293; per GPU-hour: 41,009.5 / (8,760 h x 5 y) = $0.936
+    assert m["tco_usd_5y"] == pytest.approx(41009.5, abs=1)
+    assert m["usd_per_dense_pflop_year_bf16"] == 8293
+    assert m["usd_per_gpu_hour"] == pytest.approx(0.936, abs=1e-3)
+    assert m["capex_scope"] == "gpus-only"  # a chip is priced as a chip, never a system
     unpriced = _m(compare(["amd-mi300x"], book, catalog))
     assert unpriced["price_usd"] is None and unpriced["capex_usd"] is None
     assert unpriced["tco_usd_5y"] is None  # unknown stays unknown
@@ -95,11 +100,15 @@ def test_nvl72_system_figures_by_hand(catalog, book):
     # capex: the populated rack $3.1M covers its contents; nothing else is listed
     assert m["capex_usd"] == 3_100_000 and m["capex_is_lower_bound"] is False
     assert m["capex_integrated_rack_system_usd"] == 3_100_000
-    # energy 123.12 x 8760 x 0.0806 = 86,930; TCO = 3.1M + 5 x (86,930 + 155,000) = 4,309,648
+    # energy 123.12 x 8760 x 0.0806 = 86,929.6; facility 0.1026 MW x $11.7M x 5/15 = 400,140
+    # TCO = 3.1M + 400,140 + 5 x (86,929.6 + 155,000) = 4,709,788
     assert m["energy_usd_per_year"] == 86930
-    assert m["tco_usd_5y"] == 4309648
-    # $ per dense PFLOP-year = 4,309,648 / (180 x 5) = 4,788
-    assert m["usd_per_dense_pflop_year_bf16"] == 4788
+    assert m["facility_usd"] == 400140
+    assert m["tco_usd_5y"] == pytest.approx(4_709_788, abs=1)
+    # $ per dense PFLOP-year = 4,709,788 / (180 x 5) = 5,233; per GPU-hour / (72 x 8,760 x 5)
+    assert m["usd_per_dense_pflop_year_bf16"] == 5233
+    assert m["usd_per_gpu_hour"] == pytest.approx(4_709_788 / (72 * 8760 * 5), abs=1e-3)
+    assert m["capex_scope"] == "full" and m["capex_completeness_fraction"] == 1.0
 
 
 def test_dgx_capex_is_lower_bound_with_unpriced_parts(catalog, book):
@@ -107,7 +116,7 @@ def test_dgx_capex_is_lower_bound_with_unpriced_parts(catalog, book):
     m = _m(cmp)
     assert m["capex_usd"] == 256 * 27_500  # only the H100s are priced: $7.04M
     assert m["capex_is_lower_bound"] is True and m["unpriced_sku_count"] > 0
-    lines = [r for r in cmp.capex_rows() if r["price_basis"] == "unpriced"]
+    lines = [r for r in cmp.capex_rows() if r["status"] == "unpriced"]
     assert any(r["sku"] == "nvidia-dgx-h100" for r in lines)
 
 
@@ -115,9 +124,10 @@ def test_assumptions_flags_override(catalog, book):
     a = CostAssumptions(energy_usd_per_kwh=0.12, pue=1.1, years=3,
                         maintenance_fraction_per_year=0.0)
     m = _m(compare([NVL72], book, catalog, a))
-    # 102.6 x 1.1 = 112.86 kW x 8760 x 0.12 = 118,638.43; TCO = 3.1M + 3 x 118,638.43
+    # 102.6 x 1.1 = 112.86 kW x 8760 x 0.12 = 118,638.43; facility 0.1026 x 11.7M x 3/15
+    # = 240,084; TCO = 3.1M + 240,084 + 3 x 118,638.43
     assert m["energy_usd_per_year"] == 118638
-    assert m["tco_usd_3y"] == pytest.approx(3_100_000 + 3 * 118_638.43, abs=1)
+    assert m["tco_usd_3y"] == pytest.approx(3_100_000 + 240_084 + 3 * 118_638.43, abs=1)
     items = {r["item"]: r for r in compare([NVL72], book, catalog, a).assumptions}
     assert items["PUE"]["value"] == 1.1 and items["years (TCO horizon)"]["value"] == 3
     with pytest.raises(CompareError, match="PUE"):

@@ -50,23 +50,21 @@ def test_workbook_sheets_headers_formats(aws_reports):
 
 
 def test_bom_formulas_recompute_to_json(aws_reports):
+    """Prices typed into the rows (36 GB200 superchips at 60,000, 144 Nitro at 1,500; the
+    superchip price covers the module alone) recalculate to 36 x 60,000 + 144 x 1,500."""
+    from xlsx_recalc import cell_of, recalc
+
     out, data, _ = aws_reports
     ws = openpyxl.load_workbook(out / "aws.xlsx")["Bill of materials"]
     header = [c.value for c in ws[1]]
     rows = data["tables"]["bill_of_materials"]
     ci, pi, ei = (header.index(k) for k in ("count", "unit_price_usd", "extended_usd"))
-    total = 0.0
+    values = recalc(out / "aws.xlsx", keep=("Summary", "Bill of materials"))
     for i, r in enumerate(rows, start=2):
         cells = [c.value for c in ws[i]]
-        m = re.fullmatch(r"=([A-Z]+)(\d+)\*([A-Z]+)(\d+)", cells[ei])
-        assert m and int(m[2]) == int(m[4]) == i  # live formula on its own row
-        count, price = cells[ci], cells[pi]
-        assert count == r["count"] and price == r.get("unit_price_usd")
-        total += (count or 0) * (price or 0)  # unknown counts (IRHX) stay blank
-    total_row = [c.value for c in ws[len(rows) + 2]]
-    assert total_row[0] == "Total"
-    assert total_row[ei] == f"=SUM(H2:H{len(rows) + 1})".replace("H", openpyxl.utils.get_column_letter(ei + 1))
-    assert total == 36 * 60_000 + 144 * 1_500
+        assert cells[ei].startswith("=IF(")  # live formula, not a typed number
+        assert cells[ci] == r["count"] and cells[pi] == r.get("unit_price_usd")
+    assert values[("BILL OF MATERIALS", cell_of(ws, "Total"))] == 36 * 60_000 + 144 * 1_500
 
 
 def test_charts_diagrams_sources(aws_reports):

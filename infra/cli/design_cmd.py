@@ -21,16 +21,21 @@ REPORTS = ("json", "xlsx", "md", "svg", "png", "dot")  # = infra.reports.writer.
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None,
               help="Catalog directory (default: the repository's catalogs/).")
 @click.option("-q", "--quiet", is_flag=True, help="Do not print the terminal summary.")
-def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
+@click.option("--prices", "price_files", multiple=True, type=click.Path(path_type=Path),
+              help="Price file overriding catalogs/prices/ by slug (repeatable), e.g. your "
+                   "own vendor quote (basis: quote).")
+def design(files, reports, highlight, outdir, catalog_dir, quiet, price_files) -> None:
     """Analyse design FILE(s): summary on the terminal, reports under reports/."""
     from infra.analysis.summary import analyze_file
     from infra.models.catalog import load_catalog
+    from infra.models.prices import load_prices
     from infra.reports.terminal import render_summary
     from infra.reports.writer import write_reports
 
     catalog = load_catalog(catalog_dir)
+    book = load_prices(price_files, catalog)
     for f in files:
-        analysis = analyze_file(f, catalog)
+        analysis = analyze_file(f, catalog, book)
         data = analysis.as_dict()
         if not quiet:
             click.echo(render_summary(data))

@@ -32,6 +32,9 @@ def render_compare(data: dict[str, Any], fmt_name: str = "table") -> str:
     if data.get("target"):
         out[0] += f"; sized to {data['target']}"
     out.append(table(_rows(data), none="n/a"))
+    check = data.get("capex_scope_check")
+    if check and len(data["options"]) > 1:
+        out += ["", "Capex scope: " + check["message"]]
     out += ["", "Assumptions:"]
     out += [f"  - {a['item']}: {fmt(a['value'])}  [{a['source']}]" for a in data["assumptions"]]
     return "\n".join(out) + "\n"
