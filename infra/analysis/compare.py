@@ -68,6 +68,42 @@ class Comparison:
     target: Target | None = None
     sections: dict[str, str] = field(default_factory=dict)  # metric -> section
     scope: ScopeCheck | None = None  # like-for-like check of the cost metrics
+    costs: CostAssumptions | None = None  # the cost assumptions used
+
+    def tco_rows(self) -> list[dict]:
+        """Per option, the unrounded inputs of its TCO and the tool's results, for a live
+        TCO sheet: capex, GPUs, IT kW, PUE, dense PFLOPS of the precision."""
+        prec = self.costs.precision if self.costs else "bf16"
+        rows = []
+        for o in self.options:
+            b, n = o.block, o.block.built
+            pf = b.dense_pflops.get(prec)
+            rows.append({
+                "option": o.label, "capex_usd": o.capex.priced_usd,
+                "capex_scope": o.capex.scope,
+                "capex_lower_bound": (o.capex.lower_bound_note
+                                      if o.capex.priced_usd is not None else "unknown"),
+                "gpus": b.gpus * n, "it_power_kw": b.it_mw * 1000 * n,
+                "pue_ratio": o.metrics.get("pue_ratio"),
+                f"peak_dense_pflops_{prec}": None if pf is None else pf * n,
+                "energy_usd_per_year": o.tco.energy_usd_per_year,
+                "maintenance_usd_per_year": o.tco.maintenance_usd_per_year,
+                "facility_usd": o.tco.facility_usd, "tco_usd": o.tco.tco_usd,
+                f"usd_per_dense_pflop_year_{prec}": o.tco.usd_per_dense_pflop_year,
+                "usd_per_gpu_hour": o.tco.usd_per_gpu_hour})
+        return rows
+
+    def cost_inputs(self) -> dict[str, Any]:
+        """The cost assumptions as numbers (``pue`` None: each option's own)."""
+        a = self.costs or CostAssumptions()
+        return {"energy_usd_per_kwh": a.energy_usd_per_kwh, "pue": a.pue,
+                "utilisation_fraction": a.utilisation_fraction, "years": a.years,
+                "maintenance_fraction_per_year": a.maintenance_fraction_per_year,
+                "discount_rate": a.discount_rate, "facility_usd_per_mw": a.facility_usd_per_mw,
+                "facility_life_years": a.facility_life_years, "precision": a.precision,
+                "sources": {"energy_usd_per_kwh": a.energy_source,
+                            "maintenance_fraction_per_year": a.maintenance_source,
+                            "facility_usd_per_mw": a.facility_source}}
 
     def rows(self) -> list[dict]:
         """One row per metric: ``section``, ``metric``, one column per option, ``differs``."""
@@ -144,6 +180,7 @@ class Comparison:
                              "metrics": o.metrics,
                              "notes": list(o.notes)} for o in self.options],
                 "capex_scope_check": self.scope.as_dict() if self.scope else None,
+                "cost_inputs": self.cost_inputs(), "tco": self.tco_rows(),
                 "comparison": self.rows(), "capex_lines": self.capex_rows(),
                 "charts": self.chart_rows()}
 
@@ -367,4 +404,4 @@ def compare(keys: list[str], book: PriceBook, catalog: Catalog,
     sections = dict(sorted(order.items(), key=lambda kv: rank.index(kv[1])))
     check = scope_check({o.label: o.capex for o in options}, allow_mixed_scope)
     return Comparison(tuple(options), tuple(assumptions(a, target, book, options)), target,
-                      sections, check)
+                      sections, check, a)

@@ -1,8 +1,14 @@
-"""xlsx workbook of a comparison: Comparison, Capex lines, Assumptions, Charts.
+"""xlsx workbook of a comparison: Inputs, TCO, Comparison, Capex lines, Assumptions, Charts.
 
-Charts are native openpyxl bar charts over the ``charts`` rows the analysis computed:
-PFLOPS per $M of capex and per facility MW by option; capex and 5-year TCO stacked by
-category. Written atomically.
+- Inputs: the cost assumptions as named cells (``energy_usd_per_kwh``, ``pue_override``,
+  ``utilisation``, ``years``, ``maintenance_fraction``, ``discount_rate``,
+  ``facility_usd_per_mw``, ``facility_life_years``), with their sources.
+- TCO: per option, capex, GPUs, IT kW, PUE and dense PFLOPS (inputs) and live formulas on
+  the named cells for energy, maintenance, facility, TCO, $ per PFLOP-year and $ per
+  GPU-hour: the same arithmetic as :func:`infra.analysis.tco.total_cost`, so changing an
+  input cell changes every dependent figure.
+- Charts: native bar charts over the ``charts`` rows the analysis computed (lower-bound
+  capex left out). Written atomically.
 """
 
 from __future__ import annotations
@@ -56,8 +62,13 @@ def build_workbook(data: dict[str, Any]):
     """An openpyxl Workbook of ``Comparison.as_dict()`` (not saved)."""
     from openpyxl import Workbook
 
+    from infra.reports.compare_tco_xlsx import inputs_sheet, tco_sheet
+
     wb = Workbook()
     wb.remove(wb.active)
+    if data.get("cost_inputs") and data.get("tco"):
+        inputs_sheet(wb, data["cost_inputs"])
+        tco_sheet(wb, data["tco"], data["cost_inputs"], data.get("capex_scope_check"))
     _sheet(wb, "Comparison", data["comparison"])
     _sheet(wb, "Capex lines", data["capex_lines"])
     _sheet(wb, "Assumptions", data["assumptions"])
