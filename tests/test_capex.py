@@ -76,6 +76,10 @@ def test_dgx_system_price_superpod_tool_and_sheet(tmp_path, catalog):
     assert get3("Total") == 1016 * 27_500
     assert get3("Capex scope") == "gpus-only"
     assert get3("Capex is").startswith("lower bound: ")
+    # with every shipped price as well: + 48 QM9700 x $36,000 (optics, fibres unpriced)
+    full = load_prices([dgx], catalog)
+    assert analyze_file(DESIGNS / "dgx_h100_superpod.yaml", catalog, full).capex.priced_usd \
+        == 50_800_000 + 48 * 36_000
 
 
 def test_priced_empty_rack_never_zeroes_contents(tmp_path, catalog):
@@ -120,5 +124,9 @@ def test_price_entry_checks(tmp_path, catalog):
                       " url: https://example.com, tag: V}}\n")
     with pytest.raises(PriceError, match="within low_usd"):
         load_prices([bad], catalog)
+    gpu = _price_file(tmp_path, "gpu", _entry("nvidia-h100-sxm5", 25000, "contents"))
+    with pytest.raises(PriceError, match="cannot cover contents") as e:
+        load_prices([gpu], catalog)
+    assert e.value.line == 4
     fibre = _price_file(tmp_path, "fibre", _entry("fibre-link", 120, basis="quote"))
     assert load_prices([fibre], catalog).get("fibre-link").basis == "quote"

@@ -114,10 +114,14 @@ def test_nvl72_system_figures_by_hand(catalog, book):
 def test_dgx_capex_is_lower_bound_with_unpriced_parts(catalog, book):
     cmp = compare([DGX], book, catalog)
     m = _m(cmp)
-    assert m["capex_usd"] == 256 * 27_500  # only the H100s are priced: $7.04M
+    # 32 DGX H100 systems x $270,000 (their H100s included) + 12 QM9700 x $36,000
+    assert m["capex_usd"] == 32 * 270_000 + 12 * 36_000
     assert m["capex_is_lower_bound"] is True and m["unpriced_sku_count"] > 0
+    assert m["capex_scope"] == "systems"
     lines = [r for r in cmp.capex_rows() if r["status"] == "unpriced"]
-    assert any(r["sku"] == "nvidia-dgx-h100" for r in lines)
+    assert {"nvidia-mms4x00-ns", "generic-42u-air-rack"} <= {r["sku"] for r in lines}
+    gpu = next(r for r in cmp.capex_rows() if r["sku"] == "nvidia-h100-sxm5")
+    assert gpu["status"] == "included" and gpu["included_in"] == "nvidia-dgx-h100"
 
 
 def test_assumptions_flags_override(catalog, book):

@@ -3,7 +3,8 @@
 Shipped designs and their capex scopes with the shipped prices:
   aws_nvl36x2  : nothing priced                        -> none
   gb200_nvl72  : populated rack, covers its contents   -> full
-  dgx_h100_su  : H100s only (DGX system unpriced)      -> gpus-only
+  dgx_h100_su  : DGX systems and QM9700 switches priced; optics, fibres, racks,
+                 PDUs and room cooling unpriced        -> systems
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ def test_mixed_scopes_not_ranked(catalog, book):
     assert rows["usd_per_dense_pflop_year_bf16"]["ranking"] == "not ranked: mixed capex scopes"
     assert rows["usd_per_gpu_hour"]["ranking"].startswith("not ranked")
     assert rows["gpus"]["ranking"] == ""  # only cost metrics are ranked
-    # what to price: the DGX system and everything else unpriced in the SU
-    assert "nvidia-dgx-h100" in s.missing["dgx_h100_su"]
+    # what to price to reach 'full': everything still unpriced in the SU
+    assert {"nvidia-mms4x00-ns", "fibre-link", "generic-42u-air-rack"} <= set(
+        s.missing["dgx_h100_su"])
     assert "aws-gb200-compute-tray" in s.missing["aws_nvl36x2"]
     assert "To compare at scope full, price" in s.message
 
@@ -45,20 +47,20 @@ def test_mixed_scopes_not_ranked(catalog, book):
 def test_allow_mixed_ranks_flagged(catalog, book):
     cmp = compare(SHIPPED3[1:], book, catalog, allow_mixed_scope=True)
     rows = {r["metric"]: r for r in cmp.rows()}
-    # GB200 5,233 $/PF-yr vs DGX (GPUs only) 9,370: ranked, flagged as mixed
+    # GB200 5,233 $/PF-yr vs DGX (systems + switches): ranked, flagged as mixed
     assert rows["usd_per_dense_pflop_year_bf16"]["ranking"] == "lowest: gb200_nvl72 (mixed scopes)"
 
 
 def test_charts_leave_lower_bounds_out(catalog, book):
     charts = {r["option"]: r for r in compare(SHIPPED3, book, catalog).chart_rows()}
-    dgx = charts["dgx_h100_su [gpus-only]"]
+    dgx = charts["dgx_h100_su [systems]"]
     aws = charts["aws_nvl36x2 [none]"]
     nvl = charts["gb200_nvl72 [full]"]
     assert dgx["peak_dense_pflops_bf16_per_musd_capex"] is None  # lower bound: left out
     assert aws["energy_5y_usd"] is None  # unknown capex: no (cheap-looking) TCO bar at all
     assert nvl["peak_dense_pflops_bf16_per_musd_capex"] == pytest.approx(180 / 3.1, abs=1e-3)
     allowed = compare(SHIPPED3[1:], book, catalog, allow_mixed_scope=True).chart_rows()
-    assert allowed[1]["option"] == "\u2265 dgx_h100_su [gpus-only]"  # drawn, marked >=
+    assert allowed[1]["option"] == "\u2265 dgx_h100_su [systems]"  # drawn, marked >=
 
 
 def test_same_scope_is_ranked(catalog, book):

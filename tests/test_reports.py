@@ -180,18 +180,18 @@ def test_fabric_diagram_collapsed_by_rail(catalog):
 
 
 def test_bom_prices_total_equals_capex(tmp_path, catalog):
-    """DGX SU: the H100s are the only priced SKU (the DGX itself is unpriced):
-    256 x $27,500 = $7,040,000, a lower bound; the workbook's =SUM total recomputes to it."""
+    """DGX SU at the shipped prices: 32 DGX H100 systems x $270,000 (covering their
+    H100s) + 12 QM9700 x $36,000 = $9,072,000, a lower bound (optics, fibres, racks, PDUs,
+    room cooling unpriced); the recalculated workbook total equals it."""
+    from xlsx_recalc import cell_of, recalc
+
     from infra.reports.xlsx_report import write_xlsx
 
     a = analyze_file(DESIGNS / "dgx_h100_su.yaml", catalog)
     data = a.as_dict()
-    assert data["metrics"]["capex_priced_usd"] == 256 * 27_500
+    assert data["metrics"]["capex_priced_usd"] == 32 * 270_000 + 12 * 36_000 == 9_072_000
     assert data["metrics"]["capex_unpriced_sku_count"] > 0
     path = write_xlsx(data, tmp_path / "su.xlsx", a)
     ws = openpyxl.load_workbook(path)["Bill of materials"]
-    header = [c.value for c in ws[1]]
-    ci, pi = header.index("count"), header.index("unit_price_usd")
-    total = sum((r[ci] or 0) * (r[pi] or 0) for r in ws.iter_rows(min_row=2, values_only=True)
-                if isinstance(r[ci], int) and isinstance(r[pi], (int, float)))
-    assert total == 7_040_000
+    v = recalc(path, keep=("Summary", "Bill of materials"))
+    assert v[("BILL OF MATERIALS", cell_of(ws, "Total"))] == 9_072_000

@@ -60,7 +60,8 @@ from infra.models.yamlio import line_of, read_yaml
 
 PriceBasis = Literal["list", "street", "estimate", "quote", "capacity_block_derived"]
 PriceCovers = Literal["unit", "contents"]
-GENERIC_SLUGS = ("fibre-link",)  # BOM lines without a catalog part that may be priced
+GENERIC_SLUGS = ("fibre-link",)
+HOLDERS = ("rack", "compute_tray", "superchip", "nvlink_switch_tray")  # kinds with contents  # BOM lines without a catalog part that may be priced
 PriceTag = Literal["D", "V", "A", "3P", "AN", "DER"]
 
 
@@ -143,6 +144,13 @@ def read_price_file(path: Path, catalog: Catalog) -> PriceFile:
                              hint=did_you_mean(p.slug, catalog.slugs)
                              + "; prices may only name catalog parts (or "
                              + ", ".join(GENERIC_SLUGS) + ")")
+        if p.covers_contents and p.slug in catalog and catalog.get(p.slug).kind not in HOLDERS:
+            where = ("prices", i, "covers")
+            raise PriceError(f"{p.slug!r} is a {catalog.get(p.slug).kind}: nothing is mounted in "
+                             "it, so its price cannot cover contents", file=str(path),
+                             path=where, line=line_of(Path(path), where),
+                             hint="remove `covers: contents` (only racks, trays/servers, "
+                                  "superchips and NVLink switch trays hold parts)")
         if p.slug in seen:
             raise PriceError(f"{p.slug!r} is priced twice in this file", file=str(path),
                              path=where, line=line_of(Path(path), where),
