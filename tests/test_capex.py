@@ -62,8 +62,10 @@ def test_dgx_system_price_superpod_tool_and_sheet(tmp_path, catalog):
     ws, v, get = _sheet_values(path)
     assert get("Total") == 50_800_000
     summary = openpyxl.load_workbook(path)["Summary"]
-    cap = next(r[1].coordinate for r in summary.iter_rows() if r[0].value == "capex_priced_usd")
-    assert v[("SUMMARY", cap)] == 50_800_000  # Summary capex is a formula on the BOM total
+    row = next(r for r in summary.iter_rows() if "capex_priced_usd" in [c.value for c in r])
+    assert row[1].value.startswith("='Bill of materials'!")  # a formula on the BOM total
+    assert v[("SUMMARY", row[1].coordinate)] == 50_800_000
+    assert v[("SUMMARY", row[3].coordinate)].startswith("lower bound: ")  # its live note
     # a buyer edits the DGX price in the sheet: the total follows the tool's rule
     header = [c.value for c in ws[1]]
     row = next(r[0].row for r in ws.iter_rows(min_row=2) if r[header.index("slug")].value

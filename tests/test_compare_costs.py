@@ -79,7 +79,7 @@ def test_compare_xlsx_recalculated_after_energy_edit(tmp_path, run_cli, catalog,
     """compare.xlsx with the default energy price, then 'energy_usd_per_kwh' typed in:
     every live figure equals `infra compare --energy-price <price>`."""
     r = run_cli("compare", *SHIPPED3[1:], "nvidia-h100-sxm5", "--report", "xlsx",
-                "-o", str(tmp_path))
+                "--name", "compare", "-o", str(tmp_path))
     assert r.exit_code == 0, r.output
     path = tmp_path / "compare.xlsx"
     wb = openpyxl.load_workbook(path)

@@ -127,8 +127,9 @@ def _totals(ws, last: int, col: dict[str, str]) -> dict[str, str]:
 def link_summary(wb, cells: dict[str, str], sheet: str) -> None:
     """Point Summary's capex metric cells at the BOM sheet's totals (formulas).
 
-    The metric is found by its name, or its label, in Summary's first column; its value
-    is the next cell on the right.
+    A metric's row is found by its field name or its label in Summary's first five
+    columns; its value is column B. The note beside the capex total (column D, when the
+    sheet has a "Note" column) becomes the BOM's live "lower bound: N lines unpriced".
     """
     from infra.reports.labels import metric_label
 
@@ -138,8 +139,16 @@ def link_summary(wb, cells: dict[str, str], sheet: str) -> None:
     wanted = {}
     for metric, label in SUMMARY_CELLS.items():
         for key in (metric, metric_label(metric)):
-            wanted[key] = cells[label]
-    for row in ws.iter_rows(min_col=1, max_col=1):
-        c = row[0]
-        if isinstance(c.value, str) and c.value in wanted:
-            ws.cell(row=c.row, column=c.column + 1, value=f"='{sheet}'!{wanted[c.value]}")
+            wanted[key] = (metric, cells[label])
+    note_col = None
+    for row in ws.iter_rows(max_col=5):
+        values = [c.value for c in row]
+        if "Note" in values and "Metric" in values:
+            note_col = values.index("Note") + 1
+        hit = next((wanted[v] for v in values if isinstance(v, str) and v in wanted), None)
+        if hit is None:
+            continue
+        metric, addr = hit
+        ws.cell(row=row[0].row, column=2, value=f"='{sheet}'!{addr}")
+        if metric == "capex_priced_usd" and note_col:
+            ws.cell(row=row[0].row, column=note_col, value=f"='{sheet}'!{cells['Capex is']}")

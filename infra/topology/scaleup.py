@@ -25,7 +25,7 @@ Example
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
@@ -59,9 +59,44 @@ def scale_up_domains(rd: ResolvedDesign) -> list[ScaleUpDomain]:
     """Every domain shape of ``rd`` with its count (cached on the design)."""
     cached = rd.__dict__.get("_domains")
     if cached is None:
-        cached = [_rack_domain(rd, s) for s in rd.domain_shapes] + _tray_domains(rd)
+        built: dict[tuple, ScaleUpDomain] = {}
+        cached = [_shared_rack_domain(rd, s, built) for s in rd.domain_shapes] + _tray_domains(rd)
         rd.__dict__["_domains"] = cached
     return cached
+
+
+def nvlink_key(rd: ResolvedDesign, shape: DomainShape) -> tuple:
+    """What a rack domain's NVLink graph depends on: per rack, its type and its switch and
+    compute trays in order (not the layout's name, pod, shelves, CDU or positions)."""
+    key = []
+    for name, n in shape.layouts:
+        lay = rd.layouts[name]
+        trays = tuple((i.part.kind, i.part.slug, i.count) for i in lay.items
+                      if i.part.kind in ("nvlink_switch_tray", "compute_tray"))
+        key += [(lay.rack.slug, trays)] * n
+    return tuple(key), shape.cross_rack_cable.slug if shape.cross_rack_cable else None
+
+
+def _shared_rack_domain(rd: ResolvedDesign, shape: DomainShape,
+                        built: dict[tuple, ScaleUpDomain]) -> ScaleUpDomain:
+    """Build each distinct NVLink graph once; shapes with the same key share it (read-only).
+
+    Notes
+    -----
+    Halls of many rack layouts hold few NVLink shapes (power shelves, CDUs and positions do
+    not change the NVLink graph), so cost follows distinct NVLink shapes, not layouts.
+    """
+    key = nvlink_key(rd, shape)
+    first = built.get(key)
+    if first is None:
+        built[key] = first = _rack_domain(rd, shape)
+        return first
+    return replace(first, name=_domain_name(shape), count=shape.count)
+
+
+def _domain_name(shape: DomainShape) -> str:
+    name = " + ".join(f"{n} x {l}" for l, n in shape.layouts)
+    return name if not shape.pod else f"{shape.pod} ({name})"
 
 
 def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
@@ -123,8 +158,7 @@ def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
     bis = gpus / 2 * per_gpu
     if cross:
         bis = min(bis, cross * chip_part.port_gbyte_s)
-    name = " + ".join(f"{n} x {l}" for l, n in shape.layouts)
-    return ScaleUpDomain(name if not shape.pod else f"{shape.pod} ({name})", "rack", shape.count,
+    return ScaleUpDomain(_domain_name(shape), "rack", shape.count,
                          gpus, gpu_part, len(racks), links, per_gpu, bis,
                          sum(len(c) for c in chips_by_rack), cross, g)
 
