@@ -163,7 +163,10 @@ class Capex:
         return dict(out)
 
     def prices(self) -> list[Price]:
-        return list({ln.price.slug: ln.price for ln in self.lines if ln.price}.values())
+        """The prices the capex uses (those of priced lines; included lines' prices are
+        not used while their parent's system price covers them)."""
+        return list({ln.price.slug: ln.price for ln in self.lines
+                     if ln.price and ln.status == PRICED}.values())
 
 
 def price_bom(rows: list[BomRow], book: PriceBook) -> Capex:

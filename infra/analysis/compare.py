@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from infra.analysis.compare_costs import cost_inputs, tco_rows
 from infra.analysis.compare_scope import ScopeCheck, is_ranked_metric, rank_cell, scope_check
 from infra.analysis.compare_metrics import (
     SYSTEM_FLOPS, _r, chip_metrics, cost_metrics, design_metrics, pue_of)
@@ -71,39 +72,12 @@ class Comparison:
     costs: CostAssumptions | None = None  # the cost assumptions used
 
     def tco_rows(self) -> list[dict]:
-        """Per option, the unrounded inputs of its TCO and the tool's results, for a live
-        TCO sheet: capex, GPUs, IT kW, PUE, dense PFLOPS of the precision."""
-        prec = self.costs.precision if self.costs else "bf16"
-        rows = []
-        for o in self.options:
-            b, n = o.block, o.block.built
-            pf = b.dense_pflops.get(prec)
-            rows.append({
-                "option": o.label, "capex_usd": o.capex.priced_usd,
-                "capex_scope": o.capex.scope,
-                "capex_lower_bound": (o.capex.lower_bound_note
-                                      if o.capex.priced_usd is not None else "unknown"),
-                "gpus": b.gpus * n, "it_power_kw": b.it_mw * 1000 * n,
-                "pue_ratio": o.metrics.get("pue_ratio"),
-                f"peak_dense_pflops_{prec}": None if pf is None else pf * n,
-                "energy_usd_per_year": o.tco.energy_usd_per_year,
-                "maintenance_usd_per_year": o.tco.maintenance_usd_per_year,
-                "facility_usd": o.tco.facility_usd, "tco_usd": o.tco.tco_usd,
-                f"usd_per_dense_pflop_year_{prec}": o.tco.usd_per_dense_pflop_year,
-                "usd_per_gpu_hour": o.tco.usd_per_gpu_hour})
-        return rows
+        """Per option, the unrounded inputs of its TCO and the tool's results."""
+        return tco_rows(self.options, self.costs)
 
     def cost_inputs(self) -> dict[str, Any]:
         """The cost assumptions as numbers (``pue`` None: each option's own)."""
-        a = self.costs or CostAssumptions()
-        return {"energy_usd_per_kwh": a.energy_usd_per_kwh, "pue": a.pue,
-                "utilisation_fraction": a.utilisation_fraction, "years": a.years,
-                "maintenance_fraction_per_year": a.maintenance_fraction_per_year,
-                "discount_rate": a.discount_rate, "facility_usd_per_mw": a.facility_usd_per_mw,
-                "facility_life_years": a.facility_life_years, "precision": a.precision,
-                "sources": {"energy_usd_per_kwh": a.energy_source,
-                            "maintenance_fraction_per_year": a.maintenance_source,
-                            "facility_usd_per_mw": a.facility_source}}
+        return cost_inputs(self.costs or CostAssumptions())
 
     def rows(self) -> list[dict]:
         """One row per metric: ``section``, ``metric``, one column per option, ``differs``."""

@@ -39,6 +39,9 @@ def _sheet(wb, title: str, rows: list[dict]):
 
 
 def _xl(v: Any) -> Any:
+    """Cell value: unknown stays blank (never an 'n/a' string in a numeric column)."""
+    if v is None:
+        return None
     v = cell(v)
     return str(v) if isinstance(v, (list, tuple, dict)) else v
 
@@ -83,16 +86,19 @@ def build_workbook(data: dict[str, Any]):
     flops_per_usd = [i for c, i in idx.items() if "_per_musd_capex" in c]
     flops_per_mw = [i for c, i in idx.items() if c.endswith("_per_facility_mw")]
     capex = [i for c, i in idx.items() if c.startswith("capex_")]
-    tco = capex + [i for c, i in idx.items() if c.startswith(("energy_", "maintenance_"))]
+    tco = capex + [i for c, i in idx.items()
+                   if c.startswith(("energy_", "maintenance_", "facility_"))]
     col0 = len(cols) + 2
     from openpyxl.utils import get_column_letter
 
     at = get_column_letter(col0)
-    _bar(ws, "Peak dense PFLOPS per $M capex (priced parts only)", "PFLOPS / $M",
+    _bar(ws, "Peak dense PFLOPS per $M capex ([capex scope]; \u2265 lower bound; unknown left out)",
+         "PFLOPS / $M",
          flops_per_usd, n, f"{at}2")
     _bar(ws, "Peak dense PFLOPS per facility MW", "PFLOPS / MW", flops_per_mw, n, f"{at}21")
     _bar(ws, "Capex by category (priced lines)", "USD", capex, n, f"{at}40", stacked=True)
-    _bar(ws, "TCO by category", "USD", tco, n, f"{at}59", stacked=True)
+    _bar(ws, "TCO by category (unknown or lower-bound capex left out)", "USD", tco, n,
+         f"{at}59", stacked=True)
     return wb
 
 
