@@ -53,7 +53,8 @@ def recalc(path: Path, keep: tuple[str, ...] | None = None,
 
 
 def _empty(v: Any) -> bool:
-    return v == "" or type(v).__name__ == "XlError" and str(v) == "#EMPTY"
+    """An empty string or the engine's EMPTY marker of a blank cell."""
+    return (isinstance(v, str) and v == "") or str(v).lower() in ("empty", "#empty")
 
 
 def cell_of(ws, label: str, header: str = "extended_usd") -> str:

@@ -50,7 +50,9 @@ class ScopeCheck:
                 if self.allowed_mixed else
                 "cost metrics NOT ranked: capex scopes differ, not like for like")
         need = "; ".join(f"{k}: {', '.join(v)}" for k, v in self.missing.items() if v)
-        tail = (f". To compare at scope {self.target_scope}, price {need}" if need else "")
+        tail = (f". To compare at scope {self.target_scope}, price {need} (a system price, "
+                "covers: contents, on a tray or rack also covers what is mounted in it)"
+                if need else "")
         return f"{head} ({scopes}){tail}"
 
     def as_dict(self) -> dict:
