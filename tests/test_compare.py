@@ -79,9 +79,14 @@ def test_chip_cost_by_hand(catalog, book):
     m = _m(compare(["nvidia-h100-sxm5"], book, catalog))
     # energy: 0.7 kW x PUE 1.58 x 8,760 h x $0.0806 = $780.9 per year
     assert m["energy_usd_per_year"] == 781
-    # TCO 5 y: 27,500 + 5 x (780.9 + 0.05 x 27,500) = 38,279; / (0.989 PF x 5 y) = 7,741
-    assert m["tco_usd_5y"] == 38279
-    assert m["usd_per_dense_pflop_year_bf16"] == 7741
+    # facility: 0.0007 MW x $11.7M/MW x 5/15 years of the building's life = $2,730
+    assert m["facility_usd"] == 2730
+    # TCO 5 y: 27,500 + 2,730 + 5 x (780.90 + 0.05 x 27,500) = 41,009.5; / (0.989 PF x 5 y)
+    # = 8,293; per GPU-hour: 41,009.5 / (8,760 h x 5 y) = $0.936
+    assert m["tco_usd_5y"] == pytest.approx(41009.5, abs=1)
+    assert m["usd_per_dense_pflop_year_bf16"] == 8293
+    assert m["usd_per_gpu_hour"] == pytest.approx(0.936, abs=1e-3)
+    assert m["capex_scope"] == "gpus-only"  # a chip is priced as a chip, never a system
     unpriced = _m(compare(["amd-mi300x"], book, catalog))
     assert unpriced["price_usd"] is None and unpriced["capex_usd"] is None
     assert unpriced["tco_usd_5y"] is None  # unknown stays unknown
@@ -97,29 +102,44 @@ def test_nvl72_system_figures_by_hand(catalog, book):
     # capex: the populated rack $3.1M covers its contents; nothing else is listed
     assert m["capex_usd"] == 3_100_000 and m["capex_is_lower_bound"] is False
     assert m["capex_integrated_rack_system_usd"] == 3_100_000
-    # energy 157.392 x 8760 x 0.0806 = 111,127.57; TCO = 3.1M + 5 x (111,127.57 + 155,000) = 4,430,638
-    assert m["energy_usd_per_year"] == 111128
-    assert m["tco_usd_5y"] == 4430638
-    # $ per dense PFLOP-year = 4,430,638 / (180 x 5) = 4,923
-    assert m["usd_per_dense_pflop_year_bf16"] == 4923
+    # (with 102.6 kW IT:) energy 123.12 x 8760 x 0.0806 = 86,929.6; facility 0.1026 MW x $11.7M x 5/15 = 400,140
+    # TCO = 3.1M + 400,140 + 5 x (86,929.6 + 155,000) = 4,709,788; / (180 x 5) = 5,233 $/PF-yr.
+    # Written on the design's IT power so a new power figure keeps the arithmetic checked:
+    it = m["it_power_kw"]  # 131.16 kW today
+    energy = it * 1.2 * 8760 * 0.0806
+    tco = 3_100_000 + it / 1000 * 11_700_000 * 5 / 15 + 5 * (energy + 155_000)
+    assert m["energy_usd_per_year"] == pytest.approx(energy, abs=0.5)
+    assert m["facility_usd"] == pytest.approx(it / 1000 * 11_700_000 / 3, abs=0.5)
+    assert m["tco_usd_5y"] == pytest.approx(tco, abs=1)
+    assert m["usd_per_dense_pflop_year_bf16"] == round(tco / 900)
+    assert m["usd_per_gpu_hour"] == pytest.approx(tco / (72 * 8760 * 5), abs=1e-3)
+    assert m["capex_scope"] == "full" and m["capex_completeness_fraction"] == 1.0
 
 
 def test_dgx_capex_is_lower_bound_with_unpriced_parts(catalog, book):
     cmp = compare([DGX], book, catalog)
     m = _m(cmp)
-    assert m["capex_usd"] == 256 * 27_500  # only the H100s are priced: $7.04M
+    # 32 DGX H100 systems x $270,000 (their H100s included) + 12 QM9700 x $36,000
+    assert m["capex_usd"] == 32 * 270_000 + 12 * 36_000
     assert m["capex_is_lower_bound"] is True and m["unpriced_sku_count"] > 0
-    lines = [r for r in cmp.capex_rows() if r["price_basis"] == "unpriced"]
-    assert any(r["sku"] == "nvidia-dgx-h100" for r in lines)
+    assert m["capex_scope"] == "systems"
+    lines = [r for r in cmp.capex_rows() if r["status"] == "unpriced"]
+    assert {"nvidia-mms4x00-ns", "generic-42u-air-rack"} <= {r["sku"] for r in lines}
+    gpu = next(r for r in cmp.capex_rows() if r["sku"] == "nvidia-h100-sxm5")
+    assert gpu["status"] == "included" and gpu["included_in"] == "nvidia-dgx-h100"
 
 
 def test_assumptions_flags_override(catalog, book):
     a = CostAssumptions(energy_usd_per_kwh=0.12, pue=1.1, years=3,
                         maintenance_fraction_per_year=0.0)
     m = _m(compare([NVL72], book, catalog, a))
-    # 131.16 x 1.1 = 144.276 kW x 8760 x 0.12 = 151,662.93; TCO = 3.1M + 3 x 151,662.93
-    assert m["energy_usd_per_year"] == 151663
-    assert m["tco_usd_3y"] == pytest.approx(3_100_000 + 3 * 151_662.93, abs=1)
+    # (with 102.6 kW IT:) 102.6 x 1.1 = 112.86 kW x 8760 x 0.12 = 118,638.43; facility 0.1026 x 11.7M x 3/15
+    # = 240,084; TCO = 3.1M + 240,084 + 3 x 118,638.43 (on the design's IT power)
+    it = m["it_power_kw"]
+    energy = it * 1.1 * 8760 * 0.12
+    assert m["energy_usd_per_year"] == pytest.approx(energy, abs=0.5)
+    assert m["tco_usd_3y"] == pytest.approx(3_100_000 + it / 1000 * 11.7e6 * 3 / 15 + 3 * energy,
+                                            abs=1)
     items = {r["item"]: r for r in compare([NVL72], book, catalog, a).assumptions}
     assert items["PUE"]["value"] == 1.1 and items["years (TCO horizon)"]["value"] == 3
     with pytest.raises(CompareError, match="PUE"):

@@ -91,12 +91,21 @@ def test_json_and_xlsx_reports_agree(tmp_path, run_cli):
     wb = openpyxl.load_workbook(tmp_path / "aws_nvl36x2.xlsx")
     ws = wb["Summary"]
     sheet = {r[4]: r[1] for r in ws.iter_rows(min_row=5, values_only=True)}  # Field column
+    from xlsx_recalc import recalc  # capex cells are formulas on the BOM: recalculate them
+
+    values = recalc(tmp_path / "aws_nvl36x2.xlsx", keep=("Summary", "Bill of materials"))
+    for r in ws.iter_rows(min_row=5):
+        if isinstance(r[1].value, str) and r[1].value.startswith("="):
+            sheet[r[4].value] = values[("SUMMARY", r[1].coordinate)]
     for key, value in data["metrics"].items():
         assert sheet[key] == value, key
     bom = wb["Bill of materials"]
     header = [c.value for c in bom[1]]
     n = len(data["tables"]["bill_of_materials"])
-    rows = [dict(zip(header, r)) for r in bom.iter_rows(min_row=2, max_row=n + 1, values_only=True)]
+    rows = [dict(zip(header, [values.get(("BILL OF MATERIALS", c.coordinate), c.value)
+                              if isinstance(c.value, str) and c.value.startswith("=") else c.value
+                              for c in r]))
+            for r in bom.iter_rows(min_row=2, max_row=n + 1)]
     assert [{k: r[k] for k in d} for r, d in zip(rows, data["tables"]["bill_of_materials"])] == \
         data["tables"]["bill_of_materials"]
 

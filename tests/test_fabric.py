@@ -98,10 +98,11 @@ def test_superpod_design_counts():
     # ... and it is in the design's IT power: 127 x 10.2 kW + 78.652 kW
     assert m["it_power_kw"] == pytest.approx(127 * 10.2 + 78.652)
     assert not a.power.unknown  # every part has a figure (the QM9700's is an estimate)
-    # capex: the switches and optics are unpriced, so the (H100-only) capex is a lower bound
-    assert m["capex_priced_usd"] == 1016 * 27_500
-    assert "nvidia-quantum-2-qm9700" in a.capex.unpriced and "fibre-link" in a.capex.unpriced
     assert a.fabrics[0].unknown_power == ()
+    # capex: 127 DGX H100 systems x $270,000 (their H100s included) + 48 QM9700 x $36,000;
+    # the optics and fibres are unpriced, so the capex is a lower bound
+    assert m["capex_priced_usd"] == 127 * 270_000 + 48 * 36_000
+    assert "nvidia-mms4x00-ns" in a.capex.unpriced and "fibre-link" in a.capex.unpriced
     # bisection: 1,016 x 400 Gb/s / 2 = 203.2 Tb/s
     assert m["scale_out_bisection_tbit_s"] == pytest.approx(203.2)
     bom = {r.slug: r.count for r in a.bom}

@@ -89,23 +89,21 @@ def test_price_cells_are_inputs_and_sources_hyperlinked(aws_reports):
 
 
 def test_bom_formulas_recompute_to_json(aws_reports):
+    """Prices typed into the rows (36 GB200 superchips at 60,000, 144 Nitro at 1,500; the
+    superchip price covers the module alone) recalculate to 36 x 60,000 + 144 x 1,500."""
+    from xlsx_recalc import cell_of, recalc
+
     out, data, _ = aws_reports
     ws = openpyxl.load_workbook(out / "aws.xlsx")["Bill of materials"]
     header = [c.value for c in ws[1]]
     rows = data["tables"]["bill_of_materials"]
     ci, pi, ei = (header.index(k) for k in ("count", "unit_price_usd", "extended_usd"))
-    total = 0.0
+    values = recalc(out / "aws.xlsx", keep=("Summary", "Bill of materials"))
     for i, r in enumerate(rows, start=2):
         cells = [c.value for c in ws[i]]
-        m = re.fullmatch(r"=([A-Z]+)(\d+)\*([A-Z]+)(\d+)", cells[ei])
-        assert m and int(m[2]) == int(m[4]) == i  # live formula on its own row
-        count, price = cells[ci], cells[pi]
-        assert count == r["count"] and price == r.get("unit_price_usd")
-        total += (count or 0) * (price or 0)  # unknown counts (IRHX) stay blank
-    total_row = [c.value for c in ws[len(rows) + 2]]
-    assert total_row[0] == "Total"
-    assert total_row[ei] == f"=SUM(H2:H{len(rows) + 1})".replace("H", openpyxl.utils.get_column_letter(ei + 1))
-    assert total == 36 * 60_000 + 144 * 1_500
+        assert cells[ei].startswith("=IF(")  # live formula, not a typed number
+        assert cells[ci] == r["count"] and cells[pi] == r.get("unit_price_usd")
+    assert values[("BILL OF MATERIALS", cell_of(ws, "Total"))] == 36 * 60_000 + 144 * 1_500
 
 
 def test_charts_diagrams_sources(aws_reports):
@@ -235,21 +233,21 @@ def test_fabric_diagram_collapsed_by_rail(catalog):
 
 
 def test_bom_prices_total_equals_capex(tmp_path, catalog):
-    """DGX SU: the H100s are the only priced SKU (the DGX itself is unpriced):
-    256 x $27,500 = $7,040,000, a lower bound; the workbook's =SUM total recomputes to it."""
+    """DGX SU at the shipped prices: 32 DGX H100 systems x $270,000 (covering their
+    H100s) + 12 QM9700 x $36,000 = $9,072,000, a lower bound (optics, fibres, racks, PDUs,
+    room cooling unpriced); the recalculated workbook total equals it."""
+    from xlsx_recalc import cell_of, recalc
+
     from infra.reports.xlsx_report import write_xlsx
 
     a = analyze_file(DESIGNS / "dgx_h100_su.yaml", catalog)
     data = a.as_dict()
-    assert data["metrics"]["capex_priced_usd"] == 256 * 27_500
+    assert data["metrics"]["capex_priced_usd"] == 32 * 270_000 + 12 * 36_000 == 9_072_000
     assert data["metrics"]["capex_unpriced_sku_count"] > 0
     path = write_xlsx(data, tmp_path / "su.xlsx", a)
     ws = openpyxl.load_workbook(path)["Bill of materials"]
-    header = [c.value for c in ws[1]]
-    ci, pi = header.index("count"), header.index("unit_price_usd")
-    total = sum((r[ci] or 0) * (r[pi] or 0) for r in ws.iter_rows(min_row=2, values_only=True)
-                if isinstance(r[ci], int) and isinstance(r[pi], (int, float)))
-    assert total == 7_040_000
+    v = recalc(path, keep=("Summary", "Bill of materials"))
+    assert v[("BILL OF MATERIALS", cell_of(ws, "Total"))] == 9_072_000
 
 
 @pytest.mark.parametrize("design", SHIPPED)

@@ -27,7 +27,7 @@ from infra.analysis.supply import server_psu_rows, supply_rows
 from infra.analysis.tco import Capex, design_capex
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS
-from infra.models.prices import load_prices
+from infra.models.prices import PriceBook, load_prices
 from infra.models.resolve import ResolvedDesign, load_design
 
 
@@ -77,8 +77,14 @@ class DesignAnalysis:
         m.update(bandwidth_metrics(self.bandwidth))
         m.update(fabric_metrics(self.fabrics))
         if self.capex is not None:
-            m["capex_priced_usd"] = self.capex.priced_usd
-            m["capex_unpriced_sku_count"] = len(self.capex.unpriced)
+            c = self.capex
+            m["capex_priced_usd"] = c.priced_usd
+            m["capex_unpriced_sku_count"] = len(c.unpriced)
+            m["capex_unpriced_line_count"] = len(c.unpriced_lines)
+            m["capex_lower_bound"] = (c.lower_bound_note if c.priced_usd is not None
+                                      else "unknown: no line priced")
+            m["capex_scope"] = c.scope
+            m["capex_completeness_fraction"] = _r(c.completeness)
         lost = max((b.gpus_lost for b in self.blast), default=0)
         m["worst_single_failure_gpus"] = lost
         m.update(self.extra_metrics)
@@ -162,16 +168,24 @@ class DesignAnalysis:
                 for p in PRECISIONS if p != "int8"]
 
     def _bom_rows(self) -> list[dict]:
-        """BOM rows with the unit price of every SKU the capex counts (a priced unit
-        covers what is mounted in it, so its contents carry no price of their own)."""
-        priced = {}
-        if self.capex is not None:
-            priced = {ln.slug: ln.price for ln in self.capex.lines if ln.price is not None}
+        """BOM rows with their capex line: ``included_in`` (the priced system that covers
+        the row), ``status`` (priced / included / unpriced) and the price behind it."""
+        lines = {ln.line: ln for ln in self.capex.lines} if self.capex is not None else {}
         rows = []
         for r in self.bom:
-            p = priced.get(r.slug)
-            rows.append({**asdict(r), "unit_price_usd": p.usd if p else None,
-                         "price_source": f"{p.source.title} [{p.source.tag}]" if p else None})
+            ln = lines.get(r.line)
+            p = ln.price if ln is not None else None
+            rows.append({**asdict(r), "included_in": ln.included_in if ln else None,
+                         "status": ln.status if ln else None,
+                         "unit_price_usd": p.usd if p else None,
+                         "price_covers": p.covers if p else None,
+                         "low_usd": p.low_usd if p else None,
+                         "high_usd": p.high_usd if p else None,
+                         "price_basis": p.basis if p else None,
+                         "price_date": str(p.date) if p else None,
+                         "price_source": (f"[{p.source.tag}] {p.source.title} {p.source.url}"
+                                          if p else None),
+                         "extended_usd": ln.total_usd if ln else None})
         return rows
 
     def _compute_rows(self) -> list[dict]:
@@ -249,8 +263,9 @@ def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(x, nd)
 
 
-def analyze(rd: ResolvedDesign) -> DesignAnalysis:
-    """Run the design analyses on a resolved design."""
+def analyze(rd: ResolvedDesign, book: PriceBook | None = None) -> DesignAnalysis:
+    """Run the design analyses on a resolved design (capex priced from ``book``, default
+    the shipped price files)."""
     from infra.analysis.limits import check_design_size
 
     check_design_size(rd)  # 1 to 10^12 GPUs, before any figure is computed
@@ -258,12 +273,15 @@ def analyze(rd: ResolvedDesign) -> DesignAnalysis:
     power = design_power(rd, fabrics)
     cooling = design_cooling(rd, power)
     bom = bill_of_materials(rd, cooling.unit_counts(), fabrics)
-    capex = design_capex(rd, load_prices(catalog=rd.catalog), cooling.unit_counts(), fabrics)
+    book = book if book is not None else load_prices(catalog=rd.catalog)
+    capex = design_capex(rd, book, cooling.unit_counts(), fabrics)
     return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
                           blast_radius(rd, power, cooling, fabrics), fabrics, capex,
                           design_envelopes(rd, power))
 
 
-def analyze_file(path: Path | str, catalog: Catalog | None = None) -> DesignAnalysis:
-    """Load ``path`` and analyse it (the Python API behind ``infra design``)."""
-    return analyze(load_design(path, catalog))
+def analyze_file(path: Path | str, catalog: Catalog | None = None,
+                 book: PriceBook | None = None) -> DesignAnalysis:
+    """Load ``path`` and analyse it (the Python API behind ``infra design``); ``book``:
+    prices (:func:`infra.models.prices.load_prices`), default the shipped price files."""
+    return analyze(load_design(path, catalog), book)

@@ -28,6 +28,7 @@ SUFFIX_UNITS = [
     ("_usd", "USD"),
     ("_per_day", "per day"),
     ("_hours", "hours"),
+    ("_scope", ""),  # capex_scope: a name, no unit
     ("gpu_hours_lost_per_year", "GPU-hours per year"),
     ("_seconds", "seconds"),
     ("_minutes", "minutes"),

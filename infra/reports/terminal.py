@@ -26,7 +26,7 @@ HEADLINE = [
     "front_end_gbit_s_per_tray", "pcie_max_oversubscription", "worst_single_failure_gpus",
     "fabric_tiers", "leaf_switches", "spine_switches", "core_switches", "transceivers",
     "scale_out_bisection_tbit_s", "fabric_power_kw", "capex_priced_usd",
-    "capex_unpriced_sku_count",
+    "capex_unpriced_sku_count", "capex_scope", "capex_completeness_fraction",
 ]
 FABRIC_METRICS = ("fabric_", "leaf_", "spine_", "core_", "transceivers", "scale_out_bisection")
 # (table, title, key columns shown by default; ``--wide`` shows every column)
@@ -156,6 +156,8 @@ def metric_lines(m: dict[str, Any], keys: list[str]) -> list[str]:
             unit += f" ({_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
         elif k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
             unit += f" (lower bound: {_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
+        if k == "capex_priced_usd" and m.get("capex_scope"):
+            unit += f", scope {m['capex_scope']}"
         if k == "it_power_kw" and m.get("power_unknown_parts_count"):
             unit += (f" (lower bound: {_n(m['power_unknown_parts_count'], 'part')} "
                      "with unpublished power)")
