@@ -191,9 +191,11 @@ def monte_carlo(model: DomainModel, job_gpus: int, samples: int = 400_000,
                 seed: int = 0) -> tuple[float, float, float]:
     """Sampled probability of hosting ``job_gpus`` and its 99 % interval (vectorised).
 
-    Every unit is sampled: per tray and per part, the number of failed units is
-    Binomial(count, down) (fractional counts of shared parts are rounded up, which is
-    exact for the counts that occur: 1 shared unit per domain).
+    Every unit is sampled: per tray (and per shared group), "every unit of every part
+    up" is one Bernoulli draw of probability prod (1 - down)^count over the parts, the
+    same event as Binomial(count, down) == 0 for each part (fractional counts of shared
+    parts are rounded up, which is exact for the counts that occur: 1 shared unit per
+    domain).
     """
     G, n, t = model.groups, model.trays_per_group, model.gpus_per_tray
     if samples * G * n > MAX_SAMPLED_TRAYS:
@@ -205,10 +207,12 @@ def monte_carlo(model: DomainModel, job_gpus: int, samples: int = 400_000,
     rng = np.random.default_rng(seed)
 
     def sample(parts: tuple[Part, ...], shape: tuple[int, ...]) -> np.ndarray:
-        up = np.ones(shape, dtype=bool)
-        for p in parts:
-            up &= rng.binomial(math.ceil(p.count), p.down, size=shape) == 0
-        return up
+        # "no unit of any part down" is one Bernoulli draw with P = prod (1 - down)^count
+        # (independent units), taken in log space: one uniform array instead of one
+        # binomial array per part, 6-10x faster and the same distribution
+        log_up = sum(math.ceil(p.count) * math.log1p(-p.down) if p.down < 1 else -math.inf
+                     for p in parts)
+        return rng.random(size=shape) < math.exp(log_up)
 
     trays_up = sample(model.tray_parts, (samples, G, n)).sum(axis=2)  # (S, G)
     grp_up = sample(model.group_parts, (samples, G))

@@ -13,7 +13,7 @@ from infra.cli.params import COUNT, SEED, FiniteFloat
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md"]),
+@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md", "html"]),
               help="Also write reports/<stem>.failures.<ext> (repeatable).")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True)
@@ -62,6 +62,10 @@ def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_secon
                 from infra.reports.failures_text import markdown
 
                 write_text_atomic(path, markdown(data))
+            elif ext == "html":
+                from infra.reports.html_report import failures_html, write_html
+
+                write_html(failures_html(data), path)
             else:
                 from infra.reports.xlsx_report import write_xlsx
 

@@ -3,8 +3,9 @@
 - Summary: key figures with units, and the design's assumptions.
 - One styled sheet per analysis table (header style, frozen header, filter, widths,
   number formats with units), generic: a new table gets its sheet with no code change.
-- Bill of materials: ``unit_price_usd`` (from the rows when known, else blank and
-  editable) and live ``extended_usd = count x price`` formulas with a ``=SUM`` total.
+- Bill of materials (:mod:`infra.reports.xlsx_bom`): the tool's pricing rule as live
+  formulas (``included_in``, ``status``, ``extended_usd``, totals); Summary's capex cells
+  are formulas on it.
 - Charts (native Excel), Diagrams (PNG), Sources (every catalog figure of the BOM).
 
 Only formats what the analyses computed; written atomically.
@@ -12,6 +13,7 @@ Only formats what the analyses computed; written atomically.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,7 @@ SHEET_NAMES = {
     "rack_elevation": "Rack elevation",
 }
 HEADER_FILL = "305496"
+WIDTH_ROWS = 1000  # rows measured for column widths
 BOM = "bill_of_materials"
 PRICE, EXTENDED = "unit_price_usd", "extended_usd"
 
@@ -55,12 +58,19 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
 
     wb = Workbook()
     header_row = _summary(wb.active, data)
+    bom_cells = None
     for table, rows in data["tables"].items():
         ws = wb.create_sheet(sheet_name(table))
         if table == BOM:
-            _bom_sheet(ws, rows)
+            from infra.reports.xlsx_bom import bom_sheet
+
+            bom_cells = bom_sheet(ws, rows)
         else:
             _table_sheet(ws, _unknown_power(table, rows), sheet_name(table))
+    if bom_cells:
+        from infra.reports.xlsx_bom import link_summary
+
+        link_summary(wb, bom_cells, sheet_name(BOM))
     xlsx_extras.add_charts(wb, data)
     if pngs:
         xlsx_extras.add_diagrams(wb, pngs)
@@ -105,6 +115,8 @@ def _summary(ws, data: dict[str, Any]) -> int:
 def summary_note(name: str, m: dict[str, Any]) -> str:
     """``unknown`` or the lower-bound mark of a key figure (from the analysis' own counts)."""
     if m.get(name) is None:
+        if name == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
+            return f"unknown: {m['capex_unpriced_sku_count']} SKUs unpriced"
         return "unknown"
     if name == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
         return f"lower bound: {m['capex_unpriced_sku_count']} SKUs unpriced"
@@ -116,12 +128,19 @@ def summary_note(name: str, m: dict[str, Any]) -> str:
 def mark_unknown(cell, comment: bool = True) -> None:
     """A blank cell that reads as unknown: grey hatch (and a comment), never a 0."""
     from openpyxl.comments import Comment
-    from openpyxl.styles import PatternFill
 
     cell.value = None
-    cell.fill = PatternFill("lightGray", fgColor="A6A6A6", bgColor="FFFFFF")
+    cell.fill = _unknown_fill()
     if comment:
         cell.comment = Comment("unknown: no published or estimated figure", "infra")
+
+
+@lru_cache(maxsize=1)
+def _unknown_fill():
+    """One shared fill object: building a PatternFill per cell cost seconds on big sheets."""
+    from openpyxl.styles import PatternFill
+
+    return PatternFill("lightGray", fgColor="A6A6A6", bgColor="FFFFFF")
 
 
 def _unknown_power(table: str, rows: list[dict]) -> list[dict]:
@@ -151,11 +170,11 @@ def _table_sheet(ws, rows: list[dict], title: str = "") -> list[str]:
     numeric = {j for j, c in enumerate(cols, start=1)
                if any(isinstance(r.get(c), (int, float)) for r in rows)}
     blanks = set()
-    for row in ws.iter_rows(min_row=2, max_row=len(rows) + 1):
-        for cell in row:
-            if cell.value is None and cell.column in numeric:
-                mark_unknown(cell, comment=False)
-                blanks.add(cell.column)
+    for i, r in enumerate(rows, start=2):  # from the data: no scan of every cell
+        for j in numeric:
+            if _cell(r.get(cols[j - 1])) is None:
+                mark_unknown(ws.cell(row=i, column=j), comment=False)
+                blanks.add(j)
     _finish(ws, cols, len(rows))
     from openpyxl.comments import Comment
 
@@ -163,34 +182,6 @@ def _table_sheet(ws, rows: list[dict], title: str = "") -> list[str]:
         ws.cell(row=1, column=j).comment = Comment(
             "Hatched blank = unknown or not applicable (never 0).", "infra")
     return cols
-
-
-def _bom_sheet(ws, rows: list[dict]) -> None:
-    from openpyxl.utils import get_column_letter
-
-    cols = [c for c in (list(rows[0]) if rows else ["kind", "slug", "count"]) if c != EXTENDED]
-    if PRICE not in cols:
-        cols.append(PRICE)
-    cols.append(EXTENDED)
-    ws.append(cols)
-    cnt = get_column_letter(cols.index("count") + 1)
-    price = get_column_letter(cols.index(PRICE) + 1)
-    ext = cols.index(EXTENDED) + 1
-    for i, r in enumerate(rows, start=2):
-        ws.append([_cell(r.get(c)) for c in cols[:-1]] + [f"={cnt}{i}*{price}{i}"])
-    _finish(ws, cols, len(rows))
-    last = len(rows) + 1
-    total = last + 1
-    ws.cell(row=total, column=1, value="Total")
-    ws.cell(row=total, column=ext, value=f"=SUM({get_column_letter(ext)}2:{get_column_letter(ext)}{last})")
-    for c in (1, ext):
-        ws.cell(row=total, column=c).font = _font(bold=True)
-    ws.cell(row=total, column=ext).number_format = number_format("USD")
-    ws.auto_filter.ref = f"A1:{get_column_letter(len(cols))}{last}"
-    note = ws.cell(row=total + 2, column=1,
-                   value="Enter or change unit_price_usd (blank = unknown, counts as 0); "
-                         "extended_usd and Total recompute.")
-    note.font = _font(italic=True)
 
 
 def _finish(ws, cols: list[str], n: int) -> None:
@@ -230,8 +221,12 @@ def style_header(ws, row: int) -> None:
 
 
 def widths(ws) -> None:
-    """Column widths from the cells (headers wrap, so they count up to 16 characters)."""
-    for col in ws.columns:
+    """Column widths from the cells (headers wrap, so they count up to 16 characters).
+
+    Only the first :data:`WIDTH_ROWS` rows are measured, so a 30,000-row sheet costs what
+    a 1,000-row one does.
+    """
+    for col in ws.iter_cols(max_row=min(ws.max_row, WIDTH_ROWS)):
         width = max((min(len(str(c.value)), 16 if c.font and c.font.b else 60) for c in col
                      if c.value is not None and not str(c.value).startswith("=")), default=8)
         ws.column_dimensions[col[0].column_letter].width = min(max(width + 2, 10), 60)
