@@ -107,6 +107,8 @@ def _summary(ws, data: dict[str, Any]) -> int:
 def summary_note(name: str, m: dict[str, Any]) -> str:
     """``unknown`` or the lower-bound mark of a key figure (from the analysis' own counts)."""
     if m.get(name) is None:
+        if name == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
+            return f"unknown: {m['capex_unpriced_sku_count']} SKUs unpriced"
         return "unknown"
     if name == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
         return f"lower bound: {m['capex_unpriced_sku_count']} SKUs unpriced"
