@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+from infra.errors import display_path
 from typing import Any
 
 from infra.analysis.bandwidth import DesignBandwidth, bandwidth_metrics, design_bandwidth
@@ -195,7 +197,7 @@ class DesignAnalysis:
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract: ``design``, ``metrics``, ``tables``."""
         return {
-            "design": {"name": self.rd.name, "source_file": str(self.rd.file)},
+            "design": {"name": self.rd.name, "source_file": display_path(self.rd.file)},
             "metrics": self.metrics(),
             "tables": self.tables(),
         }
@@ -214,6 +216,9 @@ def _r(x: float | None, nd: int = 4) -> float | None:
 
 def analyze(rd: ResolvedDesign) -> DesignAnalysis:
     """Run the design analyses on a resolved design."""
+    from infra.analysis.limits import check_design_size
+
+    check_design_size(rd)  # 1 to 10^12 GPUs, before any figure is computed
     fabrics = design_fabrics(rd)
     power = design_power(rd, fabrics)
     cooling = design_cooling(rd, power)
