@@ -483,3 +483,16 @@ def test_netbox_push_through_a_mocked_client():
     assert made == {"sites": 1, "racks": 10, "devices": 68, "interfaces": 4 * 256,
                     "cables": 512}
     assert isinstance(dcim.cables.rows[0]["a_terminations"][0]["object_id"], int)
+
+
+def test_cabling_geometry_override(run_cli, tmp_path):
+    r = run_cli("export", str(DESIGNS / "dgx_h100_su.yaml"), "--to", "cabling", "-o",
+                str(tmp_path), "--rack-width-m", "0.8")
+    assert r.exit_code == 0, r.output
+    first = (tmp_path / "cabling" / "compute.csv").read_text().splitlines()[1].split(",")
+    # as the 7.5 m case, with 8 x 0.8 m along the row: 6.4 + 0.8556 + 0.6334 + 1.0 = 8.89
+    # -> 9.0 m
+    assert first[-3] == "9.0"
+    r = run_cli("export", str(DESIGNS / "dgx_h100_su.yaml"), "--to", "cabling", "-o",
+                str(tmp_path), "--row-pitch-m", "-1")
+    assert r.exit_code == 2 and "plausible" in r.output
