@@ -230,3 +230,12 @@ def test_other_gpu_type_is_one_finding_per_node():
     assert [f.node for f in types] == ["r001n01", "r001n02", "r001n03", "r001n04"]
     assert "PCI id 0x2330" in types[0].expected and "NVIDIA GB200 (PCI id 0x2941)" in types[0].found
     assert {f.check for f in res.findings} == {"gpu-type", "node-unknown"}
+
+
+def test_expect_all_reports_nodes_without_dumps(run_cli):
+    res = diff_file(H100_SU, FIX / "hgx-h100-clean", expect_all=True)
+    missing = [f.node for f in res.findings if f.check == "node-missing"]
+    # the clean set has rack 1 (4 nodes) of the 32-node SU: 28 nodes have no dumps
+    assert len(missing) == 28 and missing[0] == "r002n01" and res.errors == 28
+    out = run_cli("diff", str(H100_SU), "--inventory", str(FIX / "hgx-h100-clean"), "--expect-all")
+    assert out.exit_code == 1
