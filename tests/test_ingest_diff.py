@@ -262,3 +262,18 @@ def test_idle_gpu_link_speed_is_info_not_error(tmp_path, run_cli):
                                                      "Gen1 x16")
     assert "from 400 to 29 Gb/s" in f.cost and "capture under load" in f.cost
     assert run_cli("diff", str(H100_SU), "--inventory", str(inv)).exit_code == 0
+
+
+def test_guid_map_names_set_the_rail_order(tmp_path):
+    import shutil
+
+    inv = tmp_path / "inv"
+    shutil.copytree(FIX / "hgx-h100-clean", inv)
+    # node 1's adapter GUIDs are 0xe09d7303000001<rank>; rank k is cabled to rail k
+    guids = [f"0x{0xE09D730300000100 + k:016x}" for k in range(8)]
+    (inv / "guid-map.txt").write_text("".join(f'{g} "r001n01 rail{k}"\n' for k, g in enumerate(guids)))
+    assert diff_file(H100_SU, inv).findings == ()
+    (inv / "guid-map.txt").write_text("".join(f'{g} "r001n01 rail{7 - k}"\n' for k, g in enumerate(guids)))
+    wrong = diff_file(H100_SU, inv).findings
+    # reversed names: every adapter of r001n01 now claims the opposite rail's leaf
+    assert [f.check for f in wrong] == ["cable-wrong-leaf"] * 8
