@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from infra.cli.params import FiniteFloat
+
 
 @click.command()
 @click.argument("options", nargs=-1, required=True)
@@ -21,10 +23,11 @@ import click
               help="Size each option: '1 EFLOPS bf16', '50 MW', '40 MW IT'.")
 @click.option("--prices", "price_files", multiple=True, type=click.Path(path_type=Path),
               help="Price file overriding catalogs/prices/ by slug (repeatable).")
-@click.option("--energy-usd-per-kwh", type=float, default=None,
+@click.option("--energy-usd-per-kwh", type=FiniteFloat(0, 10, what="USD per kWh"), default=None,
               help="Energy price (default: US EIA industrial 2023, 0.0806).")
 @click.option("--pue", type=float, default=None, help="Override every option's PUE.")
-@click.option("--years", type=int, default=5, show_default=True, help="TCO horizon.")
+@click.option("--years", type=click.IntRange(1, 100),
+              default=5, show_default=True, help="TCO horizon.")
 @click.option("--maintenance", type=float, default=None,
               help="Maintenance, fraction of capex per year (default 0.05).")
 @click.option("--precision", default="bf16", show_default=True,
