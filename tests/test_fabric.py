@@ -93,15 +93,16 @@ def test_superpod_design_counts():
     assert m["transceivers"] == 508 + 508 + 512 + 512
     # power: the 508 DGX-side optics are the servers' own (inside the 10.2 kW each), the
     # other 2,040 - 508 = 1,532 x 17 W = 26.044 kW are fabric IT load outside the racks;
-    # QM9700 power is unpublished (listed, so the figure is a lower bound)
-    assert m["fabric_power_kw"] == pytest.approx((2040 - 508) * 17 / 1000)
-    # ... and it is in the design's IT power: 127 x 10.2 kW + 26.044 kW
-    assert m["it_power_kw"] == pytest.approx(127 * 10.2 + 26.044)
-    assert "nvidia-quantum-2-qm9700" in a.power.unknown
-    # capex: the switches and optics are unpriced, so the (H100-only) capex is a lower bound
-    assert m["capex_priced_usd"] == 1016 * 27_500
-    assert "nvidia-quantum-2-qm9700" in a.capex.unpriced and "fibre-link" in a.capex.unpriced
-    assert a.fabrics[0].unknown_power == ("nvidia-quantum-2-qm9700",)
+    # plus 48 QM9700 (32 leaves + 16 spines) x 1,096 W [estimate] = 52.608 kW -> 78.652 kW
+    assert m["fabric_power_kw"] == pytest.approx((2040 - 508) * 17 / 1000 + 48 * 1.096)
+    # ... and it is in the design's IT power: 127 x 10.2 kW + 78.652 kW
+    assert m["it_power_kw"] == pytest.approx(127 * 10.2 + 78.652)
+    assert not a.power.unknown  # every part has a figure (the QM9700's is an estimate)
+    assert a.fabrics[0].unknown_power == ()
+    # capex: 127 DGX H100 systems x $270,000 (their H100s included) + 48 QM9700 x $36,000;
+    # the optics and fibres are unpriced, so the capex is a lower bound
+    assert m["capex_priced_usd"] == 127 * 270_000 + 48 * 36_000
+    assert "nvidia-mms4x00-ns" in a.capex.unpriced and "fibre-link" in a.capex.unpriced
     # bisection: 1,016 x 400 Gb/s / 2 = 203.2 Tb/s
     assert m["scale_out_bisection_tbit_s"] == pytest.approx(203.2)
     bom = {r.slug: r.count for r in a.bom}

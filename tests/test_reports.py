@@ -47,8 +47,8 @@ def test_workbook_sheets_headers_formats(aws_reports):
     col = [c.value for c in ws[1]].index("IT per rack (kW)")  # the unit once, in the header
     assert ws.cell(row=2, column=col + 1).number_format == "#,##0.0"
     summary = {r[4]: r for r in wb["Summary"].iter_rows(min_row=5, values_only=True) if r[0]}
-    assert summary["it_power_kw"][:4] == ("IT power", 97.2, "kW",
-                                           "lower bound: 6 parts with unpublished power")
+    # 2 racks x 74.454 kW (tests/test_designs.py); every part now has a figure: no mark
+    assert summary["it_power_kw"][:4] == ("IT power (design maximum)", 148.908, "kW", None)
     assert wb["Summary"].cell(row=5, column=2).number_format == "#,##0"  # no unit text
     # unknown: blank and marked, never 0
     assert summary["achievable_pflops_bf16"][1:4] == (None, "PFLOPS", "unknown")
@@ -56,7 +56,7 @@ def test_workbook_sheets_headers_formats(aws_reports):
     unit = wb["Power by unit"]
     head = [c.value for c in unit[1]]
     tor = next(r for r in unit.iter_rows(min_row=2, values_only=True) if r[1] == "aws-in-rack-tor")
-    assert tor[head.index("Power per unit (W)")] is None  # unpublished, not "0 W"
+    assert tor[head.index("Power per unit (W)")] == 274  # estimate: 228 W typical x 1.2
 
 
 def test_every_sheet_prints_one_page_wide(aws_reports):
@@ -89,23 +89,21 @@ def test_price_cells_are_inputs_and_sources_hyperlinked(aws_reports):
 
 
 def test_bom_formulas_recompute_to_json(aws_reports):
+    """Prices typed into the rows (36 GB200 superchips at 60,000, 144 Nitro at 1,500; the
+    superchip price covers the module alone) recalculate to 36 x 60,000 + 144 x 1,500."""
+    from xlsx_recalc import cell_of, recalc
+
     out, data, _ = aws_reports
     ws = openpyxl.load_workbook(out / "aws.xlsx")["Bill of materials"]
     header = [c.value for c in ws[1]]
     rows = data["tables"]["bill_of_materials"]
     ci, pi, ei = (header.index(k) for k in ("count", "unit_price_usd", "extended_usd"))
-    total = 0.0
+    values = recalc(out / "aws.xlsx", keep=("Summary", "Bill of materials"))
     for i, r in enumerate(rows, start=2):
         cells = [c.value for c in ws[i]]
-        m = re.fullmatch(r"=([A-Z]+)(\d+)\*([A-Z]+)(\d+)", cells[ei])
-        assert m and int(m[2]) == int(m[4]) == i  # live formula on its own row
-        count, price = cells[ci], cells[pi]
-        assert count == r["count"] and price == r.get("unit_price_usd")
-        total += (count or 0) * (price or 0)  # unknown counts (IRHX) stay blank
-    total_row = [c.value for c in ws[len(rows) + 2]]
-    assert total_row[0] == "Total"
-    assert total_row[ei] == f"=SUM(H2:H{len(rows) + 1})".replace("H", openpyxl.utils.get_column_letter(ei + 1))
-    assert total == 36 * 60_000 + 144 * 1_500
+        assert cells[ei].startswith("=IF(")  # live formula, not a typed number
+        assert cells[ci] == r["count"] and cells[pi] == r.get("unit_price_usd")
+    assert values[("BILL OF MATERIALS", cell_of(ws, "Total"))] == 36 * 60_000 + 144 * 1_500
 
 
 def test_charts_diagrams_sources(aws_reports):
@@ -139,7 +137,7 @@ def test_svgs_parse_and_name_nodes(aws_reports):
     assert "r0.backplane" in text["scaleup_ultraserver_2_x_nvl36"] and "xrack" in text["scaleup_ultraserver_2_x_nvl36"]
     assert "pcisw0" in text["tray_aws-gb200-compute-tray"] and "1.74x" in text["tray_aws-gb200-compute-tray"]
     assert "nvidia-gb200-compute-tray" not in text["rack_elevations"]
-    assert "aws-gb200-compute-tray" in text["rack_elevations"] and "48.6 kW" in text["rack_elevations"]
+    assert "aws-gb200-compute-tray" in text["rack_elevations"] and "74.5 kW" in text["rack_elevations"]
     assert "#cb181d" in (d / "failure_nvlink_backplane.svg").read_text()  # failed: red
     assert not any(n.startswith("fabric") for n in names)  # one UltraServer: no fabric
     assert not res.warnings
@@ -235,21 +233,21 @@ def test_fabric_diagram_collapsed_by_rail(catalog):
 
 
 def test_bom_prices_total_equals_capex(tmp_path, catalog):
-    """DGX SU: the H100s are the only priced SKU (the DGX itself is unpriced):
-    256 x $27,500 = $7,040,000, a lower bound; the workbook's =SUM total recomputes to it."""
+    """DGX SU at the shipped prices: 32 DGX H100 systems x $270,000 (covering their
+    H100s) + 12 QM9700 x $36,000 = $9,072,000, a lower bound (optics, fibres, racks, PDUs,
+    room cooling unpriced); the recalculated workbook total equals it."""
+    from xlsx_recalc import cell_of, recalc
+
     from infra.reports.xlsx_report import write_xlsx
 
     a = analyze_file(DESIGNS / "dgx_h100_su.yaml", catalog)
     data = a.as_dict()
-    assert data["metrics"]["capex_priced_usd"] == 256 * 27_500
+    assert data["metrics"]["capex_priced_usd"] == 32 * 270_000 + 12 * 36_000 == 9_072_000
     assert data["metrics"]["capex_unpriced_sku_count"] > 0
     path = write_xlsx(data, tmp_path / "su.xlsx", a)
     ws = openpyxl.load_workbook(path)["Bill of materials"]
-    header = [c.value for c in ws[1]]
-    ci, pi = header.index("count"), header.index("unit_price_usd")
-    total = sum((r[ci] or 0) * (r[pi] or 0) for r in ws.iter_rows(min_row=2, values_only=True)
-                if isinstance(r[ci], int) and isinstance(r[pi], (int, float)))
-    assert total == 7_040_000
+    v = recalc(path, keep=("Summary", "Bill of materials"))
+    assert v[("BILL OF MATERIALS", cell_of(ws, "Total"))] == 9_072_000
 
 
 @pytest.mark.parametrize("design", SHIPPED)

@@ -1,116 +1,190 @@
 """Bill of materials through the hierarchy: racks -> units -> tray parts -> chips.
 
-Counts are multiplied down the templates (rack count x units per rack x parts per
-unit); nothing is expanded per instance.
+The BOM is a multi-level (indented) bill: every row names the row it is mounted in
+(``parent``, a 1-based line number; None at the top level), so a price that covers a
+unit's contents can be applied to exactly the rows under it (:mod:`infra.analysis.tco`).
+Rows of one SKU under one parent row are merged; counts are multiplied down the
+templates (rack count x units per rack x parts per unit); nothing is expanded per
+instance, so the cost follows the number of distinct templates.
+
+Examples
+--------
+>>> from infra.analysis.summary import analyze_file
+>>> rows = analyze_file("designs/gb200_nvl72.yaml").bom
+>>> rows[0].slug, rows[0].parent, rows[0].level
+('nvidia-gb200-nvl72-rack', None, 0)
+>>> [(r.slug, r.count, r.parent) for r in rows if r.kind == "gpu"]  # in the GB200 (line 3)
+[('nvidia-b200-gb200', 72, 3)]
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from infra.models.catalog import Catalog
 from infra.models.expand import expand_tray
-from infra.models.parts import NvlinkSwitchTray, Superchip
+from infra.models.parts import NvlinkSwitchTray
 from infra.models.resolve import ResolvedDesign
 from infra.models.systems import ComputeTray
+
+ORDER = ["rack", "compute_tray", "nvlink_switch_tray", "network_switch", "power_shelf", "pdu",
+         "cooling_unit", "rack_unit", "superchip", "gpu", "cpu", "nic", "pcie_switch",
+         "nvlink_switch_chip", "optic", "cable"]
+FIBRE = "fibre-link"
 
 
 @dataclass(frozen=True)
 class BomRow:
-    """One SKU in the design: how many, and inside what."""
+    """One SKU under one parent row: how many, and inside what."""
 
     kind: str
     slug: str
     name: str
     vendor: str
     count: int | None  # None: unknown (e.g. cooling units of unpublished capacity)
-    where: str  # the parent type(s), e.g. "aws-gb200-compute-tray"
+    where: str  # the parent type, or the role of a top-level row ("fabric compute (leaf)")
+    line: int = 0  # 1-based position in the BOM
+    parent: int | None = None  # line of the row this one is mounted in
+    level: int = 0  # depth below the top level
+    group: str = "system"  # system | fabric | facility: what a capex scope includes
+
+
+@dataclass
+class _Node:
+    kind: str
+    slug: str
+    name: str
+    vendor: str
+    group: str
+    count: int = 0
+    unknown: bool = False
+    where: set[str] = field(default_factory=set)
+    children: dict[str, _Node] = field(default_factory=dict)
+
+
+class _Tree:
+    """Merge rows by (parent, slug) while walking the templates."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.root = _Node("", "", "", "", "")
+
+    def add(self, parent: _Node, part, n: int | None, where: str, group: str) -> _Node:
+        node = parent.children.get(part.slug)
+        if node is None:
+            node = parent.children[part.slug] = _Node(part.kind, part.slug, part.name,
+                                                     part.vendor, group)
+        if n is None:
+            node.unknown = True
+        else:
+            node.count += n
+        node.where.add(where)
+        return node
+
+    def unit(self, parent: _Node, part, n: int, where: str, group: str = "system") -> None:
+        """A rack unit and, for trays, what is mounted in it."""
+        node = self.add(parent, part, n, where, group)
+        if isinstance(part, ComputeTray):
+            self.tray_parts(node, part, n)
+        elif isinstance(part, NvlinkSwitchTray):
+            self.add(node, self.catalog.get(part.chips.type), n * part.chips.count, part.slug,
+                     "system")
+
+    def tray_parts(self, node: _Node, tray: ComputeTray, n: int) -> None:
+        lay = expand_tray(tray, self.catalog)
+        top: Counter = Counter()
+        inner: dict[str, Counter] = {}
+        parts = {}
+        for inst in lay.instances.values():
+            parts[inst.part.slug] = inst.part
+            if inst.parent is None:
+                top[inst.part.slug] += 1
+            else:
+                inner.setdefault(lay.instances[inst.parent].part.slug, Counter())[
+                    inst.part.slug] += 1
+        for slug, k in top.items():
+            child = self.add(node, parts[slug], n * k, tray.slug, "system")
+            for sub, m in inner.get(slug, {}).items():
+                self.add(child, parts[sub], n * m, slug, "system")
+
+    def rows(self) -> list[BomRow]:
+        out: list[BomRow] = []
+
+        def walk(node: _Node, parent: int | None, level: int) -> None:
+            kids = sorted(node.children.values(), key=lambda c: (
+                ORDER.index(c.kind) if c.kind in ORDER else 99, c.slug))
+            for c in kids:
+                row = BomRow(c.kind, c.slug, c.name, c.vendor, None if c.unknown else c.count,
+                             ", ".join(sorted(c.where)), len(out) + 1, parent, level, c.group)
+                out.append(row)
+                walk(c, row.line, level + 1)
+
+        walk(self.root, None, 0)
+        return out
+
+
+_FACILITY = ("rack", "power_shelf", "pdu", "cooling_unit", "rack_unit")
 
 
 def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None = None,
                       fabrics: list | None = None) -> list[BomRow]:
-    """Every SKU of ``rd`` with its total count.
+    """Every SKU of ``rd`` with its total count under each parent, as an indented bill.
 
     Parameters
     ----------
     rd : ResolvedDesign
     cooling_units : dict, optional
         slug -> count of pod-level cooling units (from the cooling analysis, which sizes
-        units the design leaves uncounted).
+        units the design leaves uncounted; None: count unknown).
     fabrics : list of FabricResult, optional
         Sized fabrics: their switches, transceivers and cables.
 
     Returns
     -------
-    list of BomRow, ordered from racks down to chips.
+    list of BomRow, depth first: each row is followed by the rows mounted in it.
+    ``group`` is ``system`` for compute and scale-up parts, ``fabric`` for scale-out
+    switches, optics and cables, ``facility`` for racks, power, cooling and rack units.
     """
-    counts: Counter = Counter()
-    where: dict[str, set[str]] = {}
-    parts = {}
-
-    unknown: set[str] = set()
-
-    def add(part, n: int | None, parent: str) -> None:
-        if n is None:
-            unknown.add(part.slug)
-            n = 0
-        counts[part.slug] += n
-        parts[part.slug] = part
-        where.setdefault(part.slug, set()).add(parent)
-
+    t = _Tree(rd.catalog)
     for lname, racks in rd.rack_counts.items():
         lay = rd.layouts[lname]
-        add(lay.rack, racks, "cluster")
+        rack = t.add(t.root, lay.rack, racks, "cluster", "facility")
         for item in lay.items:
-            n = racks * item.count
-            add(item.part, n, lay.rack.slug)
-            if isinstance(item.part, ComputeTray):
-                _tray_parts(rd, item.part, n, add)
-            elif isinstance(item.part, NvlinkSwitchTray):
-                chip = rd.catalog.get(item.part.chips.type)
-                add(chip, n * item.part.chips.count, item.part.slug)
+            group = "facility" if item.part.kind in _FACILITY else "system"
+            t.unit(rack, item.part, racks * item.count, lay.rack.slug, group)
     for shape in rd.domain_shapes:
         if shape.cross_rack_cable is not None:
-            add(shape.cross_rack_cable, shape.count, "cross-rack NVLink cable set per domain")
+            t.add(t.root, shape.cross_rack_cable, shape.count,
+                  "cross-rack NVLink cable set per domain", "system")
     for slug, n in (cooling_units or {}).items():
-        add(rd.catalog.get(slug), n, "pod cooling" if n is not None
-            else "pod cooling (count unknown: capacity not published)")
+        t.add(t.root, rd.catalog.get(slug), n, "pod cooling" if n is not None
+              else "pod cooling (count unknown: capacity not published)", "facility")
     fibre_links = 0
     for f in fabrics or []:
-        for t in f.tiers:
-            add(rd.catalog.get(t.switch), t.switches, f"fabric {f.name} ({t.role})")
+        for tier in f.tiers:
+            t.add(t.root, rd.catalog.get(tier.switch), tier.switches,
+                  f"fabric {f.name} ({tier.role})", "fabric")
         for slug, n in f.transceivers.items():
-            add(rd.catalog.get(slug), n, f"fabric {f.name}")
+            t.add(t.root, rd.catalog.get(slug), n, f"fabric {f.name}", "fabric")
         for slug, n in f.cables.items():
             if slug in rd.catalog:
-                add(rd.catalog.get(slug), n, f"fabric {f.name}")
+                t.add(t.root, rd.catalog.get(slug), n, f"fabric {f.name}", "fabric")
             else:
                 fibre_links += n
-    extra = []
+    rows = t.rows()
     if fibre_links:
-        extra.append(BomRow("cable", "fibre-link", "Optical fibre link (one per optical link; "
-                            "patch SKU not chosen)", "-", fibre_links, "fabrics"))
-    order = ["rack", "compute_tray", "nvlink_switch_tray", "network_switch", "power_shelf", "pdu",
-             "cooling_unit", "rack_unit", "superchip", "gpu", "cpu", "nic", "pcie_switch",
-             "nvlink_switch_chip", "optic", "cable"]
-    rows = [
-        BomRow(p.kind, p.slug, p.name, p.vendor, None if s in unknown else counts[s],
-               ", ".join(sorted(where[s])))
-        for s, p in parts.items()
-    ] + extra
-    rows.sort(key=lambda r: (order.index(r.kind) if r.kind in order else 99, r.slug))
+        rows.append(BomRow("cable", FIBRE, "Optical fibre link (one per optical link; "
+                           "patch SKU not chosen)", "-", fibre_links, "fabrics",
+                           len(rows) + 1, None, 0, "fabric"))
     return rows
 
 
-def _tray_parts(rd: ResolvedDesign, tray: ComputeTray, n: int, add) -> None:
-    lay = expand_tray(tray, rd.catalog)
-    for inst in lay.instances.values():
-        parent = inst.parent
-        if parent is None:
-            add(inst.part, n, tray.slug)
-        else:
-            sc: Superchip = lay.instances[parent].part  # type: ignore[assignment]
-            add(inst.part, n, sc.slug)
+def tray_bill(tray: ComputeTray, catalog: Catalog, n: int = 1) -> list[BomRow]:
+    """The indented bill of ``n`` trays/servers alone (no rack, fabric or cooling)."""
+    t = _Tree(catalog)
+    t.unit(t.root, tray, n, "option")
+    return t.rows()
 
 
 def totals_by_kind(rows: list[BomRow]) -> dict[str, int]:

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from infra.analysis.compare_costs import cost_inputs, tco_rows
+from infra.analysis.compare_scope import ScopeCheck, is_ranked_metric, rank_cell, scope_check
 from infra.analysis.compare_metrics import (
     SYSTEM_FLOPS, _r, chip_metrics, cost_metrics, design_metrics, pue_of)
 from infra.analysis.power import unit_power
@@ -66,6 +68,16 @@ class Comparison:
     assumptions: tuple[dict, ...]
     target: Target | None = None
     sections: dict[str, str] = field(default_factory=dict)  # metric -> section
+    scope: ScopeCheck | None = None  # like-for-like check of the cost metrics
+    costs: CostAssumptions | None = None  # the cost assumptions used
+
+    def tco_rows(self) -> list[dict]:
+        """Per option, the unrounded inputs of its TCO and the tool's results."""
+        return tco_rows(self.options, self.costs)
+
+    def cost_inputs(self) -> dict[str, Any]:
+        """The cost assumptions as numbers (``pue`` None: each option's own)."""
+        return cost_inputs(self.costs or CostAssumptions())
 
     def rows(self) -> list[dict]:
         """One row per metric: ``section``, ``metric``, one column per option, ``differs``."""
@@ -78,15 +90,36 @@ class Comparison:
             row = {"section": section, "metric": metric}
             row.update(dict(zip(names, vals)))
             row["differs"] = "*" if len({repr(v) for v in vals}) > 1 else ""
+            if self.scope is not None and len(names) > 1:
+                row["ranking"] = (rank_cell(dict(zip(names, vals)), self.scope)
+                                  if is_ranked_metric(metric) else "")
             out.append(row)
         return out
 
     def capex_rows(self) -> list[dict]:
-        return [{"option": o.label, "category": ln.category, "sku": ln.slug, "count": ln.count,
+        """Every capex line of every option; unpriced lines have no total (unknown)."""
+        return [{"option": o.label, "line": ln.line, "parent_line": ln.parent,
+                 "category": ln.category, "sku": ln.slug, "count": ln.count,
+                 "status": ln.status, "included_in": ln.included_in,
                  "unit_usd": ln.unit_usd, "total_usd": ln.total_usd,
-                 "price_basis": ln.price.basis if ln.price else "unpriced",
-                 "price_source": ln.price.source.title if ln.price else "", "note": ln.note}
+                 "low_usd": ln.price.low_usd if ln.price else None,
+                 "high_usd": ln.price.high_usd if ln.price else None,
+                 "price_covers": ln.price.covers if ln.price else None,
+                 "price_basis": ln.price.basis if ln.price else None,
+                 "price_date": str(ln.price.date) if ln.price else None,
+                 "price_source": (f"[{ln.price.source.tag}] {ln.price.source.title} "
+                                  f"{ln.price.source.url}") if ln.price else None,
+                 "capex_scope": o.capex.scope, "note": ln.note}
                 for o in self.options for ln in o.capex.lines]
+
+    def value_ok(self, o: Option) -> bool:
+        """Whether ``o``'s capex may be drawn as a value: known, and either complete or
+        at the one scope all options share (or mixed scopes allowed)."""
+        if o.capex.priced_usd is None:
+            return False
+        if not o.capex.is_lower_bound:
+            return True
+        return self.scope is not None and self.scope.ranked
 
     def chart_rows(self, precision: str = "bf16") -> list[dict]:
         """Per option: PFLOPS per $M of capex and per facility MW; capex by category and
@@ -95,19 +128,22 @@ class Comparison:
         for o in self.options:
             pf = o.block.dense_pflops.get(precision)
             per = o.block.built
-            capex = o.capex.priced_usd
-            row = {"option": o.label,
+            ok = self.value_ok(o)
+            capex = o.capex.priced_usd if ok else None
+            lb = "\u2265 " if ok and o.capex.is_lower_bound else ""
+            row = {"option": f"{lb}{o.label} [{o.capex.scope}]",
                    f"peak_dense_pflops_{precision}_per_musd_capex":
                        _r(pf * per / (capex / 1e6), 3) if pf and capex else None,
                    f"peak_dense_pflops_{precision}_per_facility_mw":
                        _r(pf / o.block.facility_mw, 2) if pf and o.block.facility_mw else None}
-            cats = o.capex.by_category()
+            cats = o.capex.by_category() if ok else {}
             for cat in CATEGORIES:
                 row[f"capex_{cat}_usd"] = _r(cats.get(cat), 0)
-            years = o.tco.years
-            row[f"energy_{years}y_usd"] = _r(o.tco.energy_usd_per_year * years, 0)
+            years = o.tco.years  # no TCO bar without its capex: unknown is not cheap
+            row[f"energy_{years}y_usd"] = _r(o.tco.energy_usd_per_year * years, 0) if ok else None
             m = o.tco.maintenance_usd_per_year
-            row[f"maintenance_{years}y_usd"] = _r(None if m is None else m * years, 0)
+            row[f"maintenance_{years}y_usd"] = _r(None if m is None or not ok else m * years, 0)
+            row["facility_usd"] = _r(o.tco.facility_usd, 0) if ok else None
             rows.append(row)
         return rows
 
@@ -117,6 +153,8 @@ class Comparison:
                 "options": [{"key": o.key, "label": o.label, "name": o.name, "kind": o.kind,
                              "metrics": o.metrics,
                              "notes": list(o.notes)} for o in self.options],
+                "capex_scope_check": self.scope.as_dict() if self.scope else None,
+                "cost_inputs": self.cost_inputs(), "tco": self.tco_rows(),
                 "comparison": self.rows(), "capex_lines": self.capex_rows(),
                 "charts": self.chart_rows()}
 
@@ -130,7 +168,7 @@ def gpu_option(key: str, gpu: Gpu, book: PriceBook, catalog: Catalog,
     capex = gpu_capex(gpu, book)
     flops = {p: tflops_to_pflops(v) if (v := getattr(gpu.peak_dense_tflops, p)) is not None
              else None for p in PRECISIONS}
-    tco = total_cost(capex, it_kw * pue, flops.get(a.precision), a)
+    tco = total_cost(capex, it_kw, pue, flops.get(a.precision), 1, a)
     m = {"option_name": gpu.name, **chip_metrics(gpu, book, catalog)}
     m.update({"gpus": 1, "it_power_mw": _r(kw_to_mw(it_kw), 6), "pue_ratio": pue,
               "facility_power_mw": _r(kw_to_mw(it_kw * pue), 6)})
@@ -152,7 +190,7 @@ def tray_option(key: str, tray: ComputeTray, book: PriceBook, catalog: Catalog,
              for p in PRECISIONS}
     it_kw = w_to_kw(up.power_w)
     capex = tray_capex(tray, catalog, book)
-    tco = total_cost(capex, it_kw * pue, flops.get(a.precision), a)
+    tco = total_cost(capex, it_kw, pue, flops.get(a.precision), len(gpus), a)
     m: dict[str, Any] = {"option_name": tray.name,
                          "gpu_sku": ", ".join(sorted({g.slug for g in gpus})), "gpus": len(gpus),
                          "it_power_mw": _r(kw_to_mw(it_kw), 6), "pue_ratio": pue,
@@ -173,7 +211,8 @@ def design_option(key: str, path: Path, book: PriceBook, catalog: Catalog,
     capex = design_capex(da.rd, book, da.cooling.unit_counts(), da.fabrics)
     fac_kw = da.power.it_kw * pue_of(da, a)
     flops = {p: da.compute.peak_dense_pflops[p] for p in PRECISIONS}
-    tco = total_cost(capex, fac_kw, flops.get(a.precision), a)
+    tco = total_cost(capex, da.power.it_kw, pue_of(da, a), flops.get(a.precision),
+                     da.compute.gpus, a)
     m = design_metrics(da, capex, tco, a)
     build = da.rd.design.build
     k = next(iter(build.values())) if len(build) == 1 else 1
@@ -265,14 +304,26 @@ def assumptions(a: CostAssumptions, target: Target | None, book: PriceBook,
          "source": "catalog datasheet figures"},
         {"item": "floor tiles", "value": "600 x 600 mm tiles; 2 per rack (600 x 1200 mm); "
          "2 per in-row cooling unit of known count; aisles excluded", "source": "convention"},
-        {"item": "price rule", "value": "a priced unit covers what is mounted in it; unpriced "
-         "parts are listed and make capex a lower bound", "source": "infra.models.prices"},
+        {"item": "price rule", "value": "a price covers what is mounted in a unit only when it "
+         "says covers: contents (an integrated system); an empty rack or chassis price never "
+         "does; unpriced lines are unknown, not zero, and make capex a lower bound",
+         "source": "infra.analysis.capex"},
+        {"item": "utilisation (for $ per GPU-hour)", "value": a.utilisation_fraction,
+         "source": "default 1.0: every provisioned hour, as cloud GPU-hours are priced"},
+        {"item": "discount rate (per year)", "value": a.discount_rate,
+         "source": "default 0: undiscounted sum of yearly costs"},
+        {"item": "facility build cost (USD per MW of IT load)", "value": a.facility_usd_per_mw,
+         "source": a.facility_source},
+        {"item": "facility life (years)", "value": a.facility_life_years,
+         "source": "assumption: the TCO carries years / life of the build cost"},
     ]
     for p in sorted({p.slug: p for o in options for p in o.capex.prices()}.values(),
                     key=lambda p: p.slug):
+        rng = (f" (range {p.low_usd or p.usd:,.0f}-{p.high_usd or p.usd:,.0f})"
+               if p.low_usd or p.high_usd else "")
         rows.append({"item": f"price {p.slug}", "value": p.usd,
-                     "source": f"{p.basis}, {p.date}, [{p.source.tag}] {p.source.title} "
-                               f"{p.source.url} ({book.files[p.slug].name})"})
+                     "source": f"{p.basis}, covers {p.covers}, {p.date}{rng}, [{p.source.tag}] "
+                               f"{p.source.title} {p.source.url} ({book.files[p.slug].name})"})
     if target:
         rows.append({"item": "target", "value": target.label,
                      "source": "blocks: ceil for FLOPS, floor (fits within) for MW"})
@@ -282,7 +333,8 @@ def assumptions(a: CostAssumptions, target: Target | None, book: PriceBook,
 
 
 def compare(keys: list[str], book: PriceBook, catalog: Catalog,
-            a: CostAssumptions | None = None, target: Target | None = None) -> Comparison:
+            a: CostAssumptions | None = None, target: Target | None = None,
+            allow_mixed_scope: bool = False) -> Comparison:
     """Compare GPU slugs, compute tray slugs and design files (mixed).
 
     Parameters
@@ -296,6 +348,9 @@ def compare(keys: list[str], book: PriceBook, catalog: Catalog,
         Energy price, PUE override, years, maintenance, precision for $/PFLOP-year.
     target : Target, optional
         Size every option to this capacity from its building block.
+    allow_mixed_scope : bool
+        Rank cost metrics even when the options' capex scopes differ (flagged).
+        By default they are shown but not ranked (:mod:`infra.analysis.compare_scope`).
 
     Raises
     ------
@@ -321,5 +376,6 @@ def compare(keys: list[str], book: PriceBook, catalog: Catalog,
     rank = ["system", "compute", "bandwidth", "power and cooling", "network parts",
             "reliability", "cost", "sizing"]
     sections = dict(sorted(order.items(), key=lambda kv: rank.index(kv[1])))
+    check = scope_check({o.label: o.capex for o in options}, allow_mixed_scope)
     return Comparison(tuple(options), tuple(assumptions(a, target, book, options)), target,
-                      sections)
+                      sections, check, a)

@@ -161,17 +161,27 @@ def _blast(da: DesignAnalysis) -> dict[str, Any]:
 
 
 def cost_metrics(capex: Capex, tco: Tco, a: CostAssumptions) -> dict[str, Any]:
-    out: dict[str, Any] = {"capex_usd": _r(capex.priced_usd, 0)}
+    """Cost figures with the scope and completeness of the capex they rest on.
+
+    Every USD figure built on a lower-bound capex is itself a lower bound:
+    ``capex_lower_bound`` says so ("lower bound: N lines unpriced").
+    """
+    out: dict[str, Any] = {"capex_usd": _r(capex.priced_usd, 0),
+                           "capex_scope": capex.scope,
+                           "capex_completeness_fraction": _r(capex.completeness, 3),
+                           "capex_lower_bound": (capex.lower_bound_note
+                                                 if capex.priced_usd is not None else None)}
     cats = capex.by_category()
     for cat in CATEGORIES:
         if cat in cats:
             out[f"capex_{cat}_usd"] = _r(cats[cat], 0)
     out["capex_is_lower_bound"] = capex.is_lower_bound if capex.priced_usd else None
     out["unpriced_sku_count"] = len(capex.unpriced)
+    out["unpriced_line_count"] = len(capex.unpriced_lines)
     out["energy_usd_per_year"] = _r(tco.energy_usd_per_year, 0)
     out["maintenance_usd_per_year"] = _r(tco.maintenance_usd_per_year, 0)
+    out["facility_usd"] = _r(tco.facility_usd, 0)
     out[f"tco_usd_{a.years}y"] = _r(tco.tco_usd, 0)
     out[f"usd_per_dense_pflop_year_{a.precision}"] = _r(tco.usd_per_dense_pflop_year, 0)
+    out["usd_per_gpu_hour"] = _r(tco.usd_per_gpu_hour, 3)
     return out
-
-

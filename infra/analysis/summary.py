@@ -21,11 +21,13 @@ from infra.analysis.cooling import DesignCooling, design_cooling
 from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
 from infra.analysis.elevation import elevation_rows, rack_elevations
 from infra.analysis.placement import network_elevations
+from infra.analysis.envelopes import EnvelopeRow, design_envelopes, envelope_table
 from infra.analysis.power import DesignPower, design_power
+from infra.analysis.supply import server_psu_rows, supply_rows
 from infra.analysis.tco import Capex, design_capex
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS
-from infra.models.prices import load_prices
+from infra.models.prices import PriceBook, load_prices
 from infra.models.resolve import ResolvedDesign, load_design
 
 
@@ -42,6 +44,7 @@ class DesignAnalysis:
     blast: list[BlastRow]
     fabrics: list[FabricResult] = field(default_factory=list)
     capex: Capex | None = None  # priced from catalogs/prices (a lower bound when unpriced)
+    envelopes: list[EnvelopeRow] = field(default_factory=list)
     extra_metrics: dict[str, Any] = field(default_factory=dict)
     extra_tables: dict[str, list[dict]] = field(default_factory=dict)
 
@@ -61,17 +64,27 @@ class DesignAnalysis:
             m[f"peak_dense_{unit}_{prec}"] = _r(c.peak_dense_pflops[prec])
         m["achievable_pflops_bf16"] = _r(c.achievable_bf16_pflops)
         m["gpus_without_mamf_count"] = sum(c.gpus_without_mamf.values())
-        m["it_power_kw"] = _r(p.it_kw)
+        m["it_power_kw"] = _r(p.it_kw)  # design maximum: what feeds and cooling must carry
+        m["it_power_typical_kw"] = _r(p.it_typical_kw)
         m["facility_power_kw"] = _r(p.facility_kw)
         m["pue_ratio"] = p.pue
         m["liquid_heat_kw"] = _r(self.cooling.liquid_kw)
         m["air_heat_kw"] = _r(self.cooling.air_kw)
         m["power_unknown_parts_count"] = len(p.unknown)
+        m["power_unknown_kw_bound"] = _r(p.unknown_bound_kw) if p.unknown else 0.0
+        m["node_optics_power_kw"] = _r(p.node_optics_kw)
+        m["power_envelope_warnings_count"] = sum(1 for e in self.envelopes if e.warning)
         m.update(bandwidth_metrics(self.bandwidth))
         m.update(fabric_metrics(self.fabrics))
         if self.capex is not None:
-            m["capex_priced_usd"] = self.capex.priced_usd
-            m["capex_unpriced_sku_count"] = len(self.capex.unpriced)
+            c = self.capex
+            m["capex_priced_usd"] = c.priced_usd
+            m["capex_unpriced_sku_count"] = len(c.unpriced)
+            m["capex_unpriced_line_count"] = len(c.unpriced_lines)
+            m["capex_lower_bound"] = (c.lower_bound_note if c.priced_usd is not None
+                                      else "unknown: no line priced")
+            m["capex_scope"] = c.scope
+            m["capex_completeness_fraction"] = _r(c.completeness)
         lost = max((b.gpus_lost for b in self.blast), default=0)
         m["worst_single_failure_gpus"] = lost
         m.update(self.extra_metrics)
@@ -83,15 +96,26 @@ class DesignAnalysis:
             "compute_by_rack": self._compute_rows(),
             "power_by_rack": [
                 {"layout": r.layout, "rack_type": r.rack_type, "racks": r.racks,
-                 "it_kw_per_rack": _r(r.it_kw), "liquid_kw_per_rack": _r(r.liquid_kw),
+                 "it_kw_per_rack": _r(r.it_kw), "it_typical_kw_per_rack": _r(r.it_typical_kw),
+                 "liquid_kw_per_rack": _r(r.liquid_kw),
                  "air_kw_per_rack": _r(r.air_kw), "supply_kw_per_rack": r.supply_kw,
                  "published_estimate_kw_per_rack": r.reference_it_kw,
                  "it_kw_total": _r(r.it_kw * r.racks),
                  "unknown_power_parts": ", ".join(r.unknown)}
                 for r in self.power.racks],
+            "power_envelopes": envelope_table(self.envelopes),
+            "power_supply": supply_rows(self.power),
+            "server_psus": server_psu_rows(self.rd),
+            "power_by_part": [
+                {"layout": r.layout, "unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
+                 "max_w_each": pp.max_w, "typical_w_each": pp.typical_w, "heat_to": pp.medium,
+                 "tag": pp.tag, "counted": u.basis != "published system figure",
+                 "bound_w_each": pp.bound_w}
+                for r in self.power.racks for u, _n in r.units for pp in u.parts],
             "power_by_unit": [
                 {"layout": r.layout, "unit": u.slug, "kind": u.kind, "count_per_rack": n,
-                 "power_w_per_unit": _r(u.power_w), "liquid_w_per_unit": _r(u.liquid_w),
+                 "power_w_per_unit": _r(u.power_w), "typical_w_per_unit": _r(u.typical_w),
+                 "liquid_w_per_unit": _r(u.liquid_w),
                  "air_w_per_unit": _r(u.air_w), "basis": u.basis,
                  "unknown_power_parts": ", ".join(u.unknown)}
                 for r in self.power.racks for u, n in r.units],
@@ -144,16 +168,24 @@ class DesignAnalysis:
                 for p in PRECISIONS if p != "int8"]
 
     def _bom_rows(self) -> list[dict]:
-        """BOM rows with the unit price of every SKU the capex counts (a priced unit
-        covers what is mounted in it, so its contents carry no price of their own)."""
-        priced = {}
-        if self.capex is not None:
-            priced = {ln.slug: ln.price for ln in self.capex.lines if ln.price is not None}
+        """BOM rows with their capex line: ``included_in`` (the priced system that covers
+        the row), ``status`` (priced / included / unpriced) and the price behind it."""
+        lines = {ln.line: ln for ln in self.capex.lines} if self.capex is not None else {}
         rows = []
         for r in self.bom:
-            p = priced.get(r.slug)
-            rows.append({**asdict(r), "unit_price_usd": p.usd if p else None,
-                         "price_source": f"{p.source.title} [{p.source.tag}]" if p else None})
+            ln = lines.get(r.line)
+            p = ln.price if ln is not None else None
+            rows.append({**asdict(r), "included_in": ln.included_in if ln else None,
+                         "status": ln.status if ln else None,
+                         "unit_price_usd": p.usd if p else None,
+                         "price_covers": p.covers if p else None,
+                         "low_usd": p.low_usd if p else None,
+                         "high_usd": p.high_usd if p else None,
+                         "price_basis": p.basis if p else None,
+                         "price_date": str(p.date) if p else None,
+                         "price_source": (f"[{p.source.tag}] {p.source.title} {p.source.url}"
+                                          if p else None),
+                         "extended_usd": ln.total_usd if ln else None})
         return rows
 
     def _compute_rows(self) -> list[dict]:
@@ -180,6 +212,23 @@ class DesignAnalysis:
         for u in self.power.unknown:
             rows.append({"item": "power not published (IT kW is a lower bound)", "value": u,
                          "source": "catalog"})
+        if self.power.unknown:
+            b = self.power.unknown_bound_kw
+            rows.append({"item": "power of the unknown parts is at most (kW)",
+                         "value": "no stated bound" if b is None else _r(b), "source": "catalog"})
+        for slug, mx, typ, src in self.power.overrides:
+            rows.append({"item": "power override (design figure used instead of the catalog's)",
+                         "value": f"{slug}: max {mx} W, typical {typ} W", "source": src})
+        for e in self.envelopes:
+            if e.warning:
+                rows.append({"item": "warning", "value": e.warning, "source": "analysis"})
+        for w in self.cooling.warnings:
+            rows.append({"item": "warning", "value": w, "source": "analysis"})
+        shelves = {i.part.slug for lay in self.rd.layouts.values() for i in lay.items
+                   if i.part.kind == "power_shelf" and getattr(i.part, "efficiency", None) is None}
+        for s in sorted(shelves):
+            rows.append({"item": "power conversion loss not included (efficiency not published)",
+                         "value": s, "source": "catalog"})
         for c in self.cooling.rows:
             if c.note:
                 rows.append({"item": "cooling", "value": c.note, "source": "catalog"})
@@ -214,8 +263,9 @@ def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(x, nd)
 
 
-def analyze(rd: ResolvedDesign) -> DesignAnalysis:
-    """Run the design analyses on a resolved design."""
+def analyze(rd: ResolvedDesign, book: PriceBook | None = None) -> DesignAnalysis:
+    """Run the design analyses on a resolved design (capex priced from ``book``, default
+    the shipped price files)."""
     from infra.analysis.limits import check_design_size
 
     check_design_size(rd)  # 1 to 10^12 GPUs, before any figure is computed
@@ -223,11 +273,15 @@ def analyze(rd: ResolvedDesign) -> DesignAnalysis:
     power = design_power(rd, fabrics)
     cooling = design_cooling(rd, power)
     bom = bill_of_materials(rd, cooling.unit_counts(), fabrics)
-    capex = design_capex(rd, load_prices(catalog=rd.catalog), cooling.unit_counts(), fabrics)
+    book = book if book is not None else load_prices(catalog=rd.catalog)
+    capex = design_capex(rd, book, cooling.unit_counts(), fabrics)
     return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
-                          blast_radius(rd, power, cooling, fabrics), fabrics, capex)
+                          blast_radius(rd, power, cooling, fabrics), fabrics, capex,
+                          design_envelopes(rd, power))
 
 
-def analyze_file(path: Path | str, catalog: Catalog | None = None) -> DesignAnalysis:
-    """Load ``path`` and analyse it (the Python API behind ``infra design``)."""
-    return analyze(load_design(path, catalog))
+def analyze_file(path: Path | str, catalog: Catalog | None = None,
+                 book: PriceBook | None = None) -> DesignAnalysis:
+    """Load ``path`` and analyse it (the Python API behind ``infra design``); ``book``:
+    prices (:func:`infra.models.prices.load_prices`), default the shipped price files."""
+    return analyze(load_design(path, catalog), book)

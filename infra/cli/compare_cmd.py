@@ -23,8 +23,9 @@ from infra.cli.params import FiniteFloat
               help="Size each option: '1 EFLOPS bf16', '50 MW', '40 MW IT'.")
 @click.option("--prices", "price_files", multiple=True, type=click.Path(path_type=Path),
               help="Price file overriding catalogs/prices/ by slug (repeatable).")
-@click.option("--energy-usd-per-kwh", type=FiniteFloat(0, 10, what="USD per kWh"), default=None,
-              help="Energy price (default: US EIA industrial 2023, 0.0806).")
+@click.option("--energy-usd-per-kwh", "--energy-price", "energy_usd_per_kwh",
+              type=FiniteFloat(0, 10, what="USD per kWh"), default=None,
+              help="Energy price, USD/kWh (default: US EIA industrial 2023, 0.0806).")
 @click.option("--pue", type=float, default=None, help="Override every option's PUE.")
 @click.option("--years", type=click.IntRange(1, 100),
               default=5, show_default=True, help="TCO horizon.")
@@ -32,9 +33,19 @@ from infra.cli.params import FiniteFloat
               help="Maintenance, fraction of capex per year (default 0.05).")
 @click.option("--precision", default="bf16", show_default=True,
               help="Precision for $ per dense PFLOP-year.")
+@click.option("--utilisation", type=float, default=None,
+              help="Share of hours the GPUs are in use, for $ per GPU-hour (default 1.0).")
+@click.option("--discount-rate", type=float, default=None,
+              help="Yearly discount rate for energy and maintenance (default 0).")
+@click.option("--facility-usd-per-mw", type=float, default=None,
+              help="Facility build cost per MW of IT load (default 11.7M, Cushman & "
+                   "Wakefield 2025; 0 for an existing hall).")
+@click.option("--allow-mixed-scope", is_flag=True,
+              help="Rank cost metrics even when the options' capex scopes differ.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
 def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd_per_kwh, pue,
-            years, maintenance, precision, catalog_dir) -> None:
+            years, maintenance, precision, utilisation, discount_rate, facility_usd_per_mw,
+            allow_mixed_scope, catalog_dir) -> None:
     """Compare OPTIONS: GPU slugs, tray slugs or design files, mixed."""
     from infra.analysis.compare import compare as run_compare
     from infra.analysis.target import parse_target
@@ -52,11 +63,19 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
         kw.update(energy_usd_per_kwh=energy_usd_per_kwh, energy_source="--energy-usd-per-kwh")
     if maintenance is not None:
         kw.update(maintenance_fraction_per_year=maintenance, maintenance_source="--maintenance")
+    if utilisation is not None:
+        kw["utilisation_fraction"] = utilisation
+    if discount_rate is not None:
+        kw["discount_rate"] = discount_rate
+    if facility_usd_per_mw is not None:
+        kw.update(facility_usd_per_mw=facility_usd_per_mw,
+                  facility_source="--facility-usd-per-mw")
     assumptions = CostAssumptions(**kw)
     catalog = load_catalog(catalog_dir)
     book = load_prices(price_files, catalog)
     tgt = parse_target(target) if target else None
-    data = run_compare(list(options), book, catalog, assumptions, tgt).as_dict()
+    data = run_compare(list(options), book, catalog, assumptions, tgt,
+                       allow_mixed_scope).as_dict()
     click.echo(render_compare(data, fmt), nl=False)
     stem = report_stem(list(options), name)
     for rep in dict.fromkeys(reports):

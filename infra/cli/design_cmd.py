@@ -26,7 +26,11 @@ REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports
               help="Print neither the summary nor 'wrote ...' lines (warnings still go to stderr).")
 @click.option("--no-diagrams", is_flag=True,
               help="Skip diagrams (files and the workbook's pictures): fastest reports.")
-def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, no_diagrams) -> None:
+@click.option("--prices", "price_files", multiple=True, type=click.Path(path_type=Path),
+              help="Price file overriding catalogs/prices/ by slug (repeatable), e.g. your "
+                   "own vendor quote (basis: quote).")
+def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, no_diagrams,
+           price_files) -> None:
     """Analyse design FILE(s): summary on the terminal, reports under reports/.
 
     Every file is analysed before any report is written: one bad file names itself (all
@@ -36,11 +40,13 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, no_diagr
     from infra.analysis.summary import analyze_file
     from infra.errors import DesignError, working_on
     from infra.models.catalog import load_catalog
+    from infra.models.prices import load_prices
     from infra.reports.terminal import render_summary
     from infra.reports.writer import write_reports
 
     catalog = load_catalog(catalog_dir)
-    analyses = _each(files, lambda f: analyze_file(f, catalog))
+    book = load_prices(price_files, catalog)
+    analyses = _each(files, lambda f: analyze_file(f, catalog, book))
     stems = [Path(f).stem for f in files]
     clash = sorted({s for s in stems if stems.count(s) > 1})
     if clash and reports:

@@ -29,8 +29,10 @@ PcieGen = Annotated[int, _StrictType(), Field(ge=1, le=6)]
 Lanes = Literal[1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 144]
 
 # How sure a figure is (legend of hardware-facts.md §0), plus 'assumption' for a value
-# this project chose where no public figure exists (stated in the entry's notes).
-SourceTag = Literal["D", "V", "A", "3P", "AN", "DER", "assumption"]
+# this project chose where no public figure exists (stated in the entry's notes) and
+# 'estimate' for a figure derived by a stated method (the source title gives the method)
+# where no vendor publishes one.
+SourceTag = Literal["D", "V", "A", "3P", "AN", "DER", "assumption", "estimate"]
 
 
 # Upper bounds by field name (units are in the names, see style.md): the first match
@@ -138,7 +140,7 @@ class Source(Strict):
 
     @model_validator(mode="after")
     def _url_needed(self):  # noqa: ANN202
-        if self.url is None and self.tag not in ("assumption", "DER"):
+        if self.url is None and self.tag not in ("assumption", "DER", "estimate"):
             raise ValueError(f"source {self.id!r} ({self.tag}) needs a url")
         return self
 

@@ -34,6 +34,30 @@ class Part(Sourced):
         """Power used in power/cooling sums: TDP for chips, max draw for systems."""
         return getattr(self, "tdp_w", None) or getattr(self, "max_power_w", None)
 
+    @property
+    def power_field(self) -> str:
+        """Name of the field that holds :attr:`power_w` (for its source and tag)."""
+        return "tdp_w" if getattr(self, "tdp_w", None) else "max_power_w"
+
+    @property
+    def typical_power_w(self) -> float | None:
+        """Typical draw when published, else the maximum (a conservative stand-in)."""
+        return getattr(self, "typical_w", None) or self.power_w
+
+
+class Powered(Strict):
+    """Power figures beside a part's maximum (``tdp_w`` / ``max_power_w``).
+
+    ``typical_w`` is the vendor's typical draw; ``power_covered_by`` names the part
+    whose published figure already includes this one (so it adds 0 W on purpose);
+    ``power_bound_w`` is an upper bound stated where no figure or estimate exists, so
+    an unknown is never an unbounded silent 0 W.
+    """
+
+    typical_w: PosFloat | None = None
+    power_covered_by: Slug | None = None
+    power_bound_w: PosFloat | None = None
+
 
 class Ref(Strict):
     """A template reference to another catalog type: ``{type: slug, count: n}``."""
@@ -78,7 +102,7 @@ class PcieHost(Strict):
     lanes: Lanes
 
 
-class Gpu(Part):
+class Gpu(Part, Powered):
     kind: Literal["gpu"] = "gpu"
     form_factor: str
     hbm_gb: PosFloat | None = None
@@ -111,7 +135,7 @@ class CpuId(Strict):
     model: int | None = None  # CPUID display model
 
 
-class Cpu(Part):
+class Cpu(Part, Powered):
     kind: Literal["cpu"] = "cpu"
     architecture: str
     cpuid: CpuId | None = None
@@ -124,7 +148,7 @@ class Cpu(Part):
     tdp_w: PosFloat | None = None
 
 
-class Superchip(Part):
+class Superchip(Part, Powered):
     """CPU(s) and GPU(s) joined by NVLink-C2C in one module (explicit composition)."""
 
     kind: Literal["superchip"] = "superchip"
@@ -155,7 +179,7 @@ class NicInterface(Strict):
     protocols: list[str] = []
 
 
-class Nic(Part):
+class Nic(Part, Powered):
     kind: Literal["nic"] = "nic"
     role: Literal["nic", "dpu", "supernic"] = "nic"
     ports: list[NicPort]
@@ -186,14 +210,14 @@ class Nic(Part):
         return sum(p.gbit_s for p in self.ports)
 
 
-class PcieSwitch(Part):
+class PcieSwitch(Part, Powered):
     kind: Literal["pcie_switch"] = "pcie_switch"
     gen: PcieGen
     lanes: PositiveCount | None = None
     max_power_w: PosFloat | None = None
 
 
-class NvlinkSwitchChip(Part):
+class NvlinkSwitchChip(Part, Powered):
     kind: Literal["nvlink_switch_chip"] = "nvlink_switch_chip"
     technology: str
     ports: PositiveCount
@@ -201,14 +225,14 @@ class NvlinkSwitchChip(Part):
     max_power_w: PosFloat | None = None
 
 
-class NvlinkSwitchTray(Part):
+class NvlinkSwitchTray(Part, Powered):
     kind: Literal["nvlink_switch_tray"] = "nvlink_switch_tray"
     u_height: PosFloat
     chips: Ref
     max_power_w: PosFloat | None = None
 
 
-class NetworkSwitch(Part):
+class NetworkSwitch(Part, Powered):
     kind: Literal["network_switch"] = "network_switch"
     asic: str
     protocol: Literal["infiniband", "ethernet", "pcie", "other"]
@@ -224,7 +248,7 @@ class NetworkSwitch(Part):
         return self.ports * self.port_gbit_s / 1000
 
 
-class Optic(Part):
+class Optic(Part, Powered):
     kind: Literal["optic"] = "optic"
     form_factor: str
     gbit_s: PosFloat
@@ -233,7 +257,7 @@ class Optic(Part):
     max_power_w: PosFloat | None = None
 
 
-class Cable(Part):
+class Cable(Part, Powered):
     kind: Literal["cable"] = "cable"
     medium: Literal["copper_passive", "copper_active", "aoc", "fiber"]
     gbit_s: PosFloat

@@ -7,18 +7,30 @@ A price file ``catalogs/prices/<name>.yaml``::
     prices:
       - slug: nvidia-h100-sxm5
         usd: 27500
-        basis: street            # list | street | estimate | capacity_block_derived
+        basis: street            # list | street | estimate | quote | capacity_block_derived
         date: 2023-08-01         # when the source published the figure
         source: {title: ..., url: https://..., tag: AN}
+        low_usd: 25000           # optional range where sources differ
+        high_usd: 30000
+      - slug: nvidia-dgx-h100
+        usd: 400000
+        basis: quote             # a user's own vendor quote
+        covers: contents         # a system price: the parts mounted in it are included
+        date: 2026-05-01
+        source: {title: "our quote Q-123", url: "file:quotes/q123.pdf", tag: V}
 
 Conventions
 -----------
-- A price is per unit of the catalog type, in US dollars, for the unit *as the catalog
-  and the reference designs populate it*: a priced rack (``nvidia-gb200-nvl72-rack``)
-  is the whole populated system, so the parts mounted in it are not priced again.
+- A price is per unit of the catalog type, in US dollars. It covers the unit alone
+  (``covers: unit``, the default: an empty rack, a chassis, a tray) unless it says
+  ``covers: contents``: an integrated system quoted whole (a populated GB200 NVL72 rack,
+  a DGX server), whose mounted parts are then included in it and not priced again.
+  An empty rack's price never absorbs what is mounted in it.
 - Unknown stays unknown: a part with no price is listed as unpriced and any capex that
-  contains it is a lower bound. Where a source gives a range the file holds the
-  midpoint and says so in a comment and in the source title.
+  contains it is a lower bound. Where sources differ the entry gives ``low_usd`` and
+  ``high_usd`` and a planning ``usd`` inside that range (its choice in a comment).
+- ``fibre-link`` (one optical fibre per link, no SKU chosen) may be priced by that
+  name although it is not a catalog part.
 - Files load in name order; ``--prices`` files load after the defaults and replace
   their entries slug by slug. Two default files pricing one slug is an error.
 
@@ -39,14 +51,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from infra.errors import PriceError, did_you_mean
 from infra.models.base import PosFloat, Slug, Strict
 from infra.models.catalog import Catalog, catalog_dir, load_catalog, validation_error
 from infra.models.yamlio import line_of, read_yaml
 
-PriceBasis = Literal["list", "street", "estimate", "capacity_block_derived"]
+PriceBasis = Literal["list", "street", "estimate", "quote", "capacity_block_derived"]
+PriceCovers = Literal["unit", "contents"]
+GENERIC_SLUGS = ("fibre-link",)
+HOLDERS = ("rack", "compute_tray", "superchip", "nvlink_switch_tray")  # kinds with contents  # BOM lines without a catalog part that may be priced
 PriceTag = Literal["D", "V", "A", "3P", "AN", "DER"]
 
 
@@ -64,6 +79,23 @@ class Price(Strict):
     basis: PriceBasis
     date: dt.date
     source: PriceSource
+    covers: PriceCovers = "unit"
+    low_usd: PosFloat | None = None
+    high_usd: PosFloat | None = None
+
+    @model_validator(mode="after")
+    def _range(self):  # noqa: ANN202
+        lo = self.low_usd if self.low_usd is not None else self.usd
+        hi = self.high_usd if self.high_usd is not None else self.usd
+        if not lo <= self.usd <= hi:
+            raise ValueError(f"usd {self.usd:g} must lie within low_usd {lo:g} .. "
+                             f"high_usd {hi:g}")
+        return self
+
+    @property
+    def covers_contents(self) -> bool:
+        """True for a system price that includes the parts mounted in the unit."""
+        return self.covers == "contents"
 
 
 class PriceFile(Strict):
@@ -106,11 +138,19 @@ def read_price_file(path: Path, catalog: Catalog) -> PriceFile:
     seen: set[str] = set()
     for i, p in enumerate(pf.prices):
         where = ("prices", i, "slug")
-        if p.slug not in catalog:
+        if p.slug not in catalog and p.slug not in GENERIC_SLUGS:
             raise PriceError(f"unknown catalog slug {p.slug!r}", file=str(path), path=where,
                              line=line_of(Path(path), where),
                              hint=did_you_mean(p.slug, catalog.slugs)
-                             + "; prices may only name catalog parts")
+                             + "; prices may only name catalog parts (or "
+                             + ", ".join(GENERIC_SLUGS) + ")")
+        if p.covers_contents and p.slug in catalog and catalog.get(p.slug).kind not in HOLDERS:
+            where = ("prices", i, "covers")
+            raise PriceError(f"{p.slug!r} is a {catalog.get(p.slug).kind}: nothing is mounted in "
+                             "it, so its price cannot cover contents", file=str(path),
+                             path=where, line=line_of(Path(path), where),
+                             hint="remove `covers: contents` (only racks, trays/servers, "
+                                  "superchips and NVLink switch trays hold parts)")
         if p.slug in seen:
             raise PriceError(f"{p.slug!r} is priced twice in this file", file=str(path),
                              path=where, line=line_of(Path(path), where),

@@ -256,9 +256,18 @@ class _Resolver:
             if unit.placement == "in_rack":  # type: ignore[attr-defined]
                 raise self.err(f"{unit.slug!r} is an in-rack unit", ("pods", name, "cooling", ci),
                                hint="mount it in a rack layout's contents")
-            self.out.pod_cooling.append(
-                PodCoolingUse(unit, c.count, name, mult, tuple(pod.racks.items()))  # type: ignore[arg-type]
+            self.out.pod_cooling.append(  # a pod's unit serves its nested pods' racks too
+                PodCoolingUse(unit, c.count, name, mult, tuple(self.pod_racks(name).items()))  # type: ignore[arg-type]
             )
+
+    def pod_racks(self, name: str) -> Counter:
+        """Rack layouts in one instance of pod ``name``, nested pods included."""
+        out: Counter = Counter(self.d.pods[name].racks)
+        for sub, n in self.d.pods[name].pods.items():
+            inner = self.pod_racks(sub) if sub in self.d.pods else Counter({sub: 1})
+            for rack, k in inner.items():
+                out[rack] += n * k
+        return out
 
     def pod_domains(self, name: str, pod, mult: int) -> None:
         switched = {r: n for r, n in pod.racks.items()

@@ -30,6 +30,9 @@ def to_markdown(data: dict[str, Any]) -> str:
     out += ["", "## Comparison", "", "`*` in *differs*: the options differ; n/a: unknown or "
             "not applicable.", ""]
     out += _md_table(data["comparison"])
+    check = data.get("capex_scope_check")
+    if check and len(data["options"]) > 1:
+        out += ["", f"**Capex scope.** {check['message']}."]
     out += ["", "## Capex lines", "", "Unpriced lines are unknown, not zero: a total with any "
             "of them is a lower bound.", ""]
     out += _md_table(data["capex_lines"])

@@ -31,7 +31,12 @@ def render_compare(data: dict[str, Any], fmt_name: str = "table") -> str:
     out = ["Comparison (* = options differ; n/a = unknown or not applicable)"]
     if data.get("target"):
         out[0] += f"; sized to {data['target']}"
-    out.append(table(_rows(data), none="n/a"))
+    rows = _rows(data)
+    out.append(table([{k: v for k, v in r.items() if k != "ranking"} for r in rows], none="n/a"))
+    check = data.get("capex_scope_check")
+    if check and len(data["options"]) > 1:
+        out += ["", "Capex scope: " + check["message"]]
+        out += [f"  - {r['metric']}: {r['ranking']}" for r in rows if r.get("ranking")]
     out += ["", "Assumptions:"]
     out += [f"  - {a['item']}: {fmt(a['value'])}  [{a['source']}]" for a in data["assumptions"]]
     return "\n".join(out) + "\n"

@@ -1,8 +1,14 @@
-"""xlsx workbook of a comparison: Comparison, Capex lines, Assumptions, Charts.
+"""xlsx workbook of a comparison: Inputs, TCO, Comparison, Capex lines, Assumptions, Charts.
 
-Charts are native openpyxl bar charts over the ``charts`` rows the analysis computed:
-PFLOPS per $M of capex and per facility MW by option; capex and 5-year TCO stacked by
-category. Written atomically.
+- Inputs: the cost assumptions as named cells (``energy_usd_per_kwh``, ``pue_override``,
+  ``utilisation``, ``years``, ``maintenance_fraction``, ``discount_rate``,
+  ``facility_usd_per_mw``, ``facility_life_years``), with their sources.
+- TCO: per option, capex, GPUs, IT kW, PUE and dense PFLOPS (inputs) and live formulas on
+  the named cells for energy, maintenance, facility, TCO, $ per PFLOP-year and $ per
+  GPU-hour: the same arithmetic as :func:`infra.analysis.tco.total_cost`, so changing an
+  input cell changes every dependent figure.
+- Charts: native bar charts over the ``charts`` rows the analysis computed (lower-bound
+  capex left out). Written atomically.
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ def _sheet(wb, title: str, rows: list[dict]):
 
 
 def _xl(v: Any) -> Any:
+    """Cell value: unknown stays blank (never an 'n/a' string in a numeric column)."""
+    if v is None:
+        return None
     v = cell(v)
     return str(v) if isinstance(v, (list, tuple, dict)) else v
 
@@ -56,8 +65,13 @@ def build_workbook(data: dict[str, Any]):
     """An openpyxl Workbook of ``Comparison.as_dict()`` (not saved)."""
     from openpyxl import Workbook
 
+    from infra.reports.compare_tco_xlsx import inputs_sheet, tco_sheet
+
     wb = Workbook()
     wb.remove(wb.active)
+    if data.get("cost_inputs") and data.get("tco"):
+        inputs_sheet(wb, data["cost_inputs"])
+        tco_sheet(wb, data["tco"], data["cost_inputs"], data.get("capex_scope_check"))
     _sheet(wb, "Comparison", data["comparison"])
     _sheet(wb, "Capex lines", data["capex_lines"])
     _sheet(wb, "Assumptions", data["assumptions"])
@@ -72,16 +86,19 @@ def build_workbook(data: dict[str, Any]):
     flops_per_usd = [i for c, i in idx.items() if "_per_musd_capex" in c]
     flops_per_mw = [i for c, i in idx.items() if c.endswith("_per_facility_mw")]
     capex = [i for c, i in idx.items() if c.startswith("capex_")]
-    tco = capex + [i for c, i in idx.items() if c.startswith(("energy_", "maintenance_"))]
+    tco = capex + [i for c, i in idx.items()
+                   if c.startswith(("energy_", "maintenance_", "facility_"))]
     col0 = len(cols) + 2
     from openpyxl.utils import get_column_letter
 
     at = get_column_letter(col0)
-    _bar(ws, "Peak dense PFLOPS per $M capex (priced parts only)", "PFLOPS / $M",
+    _bar(ws, "Peak dense PFLOPS per $M capex ([capex scope]; \u2265 lower bound; unknown left out)",
+         "PFLOPS / $M",
          flops_per_usd, n, f"{at}2")
     _bar(ws, "Peak dense PFLOPS per facility MW", "PFLOPS / MW", flops_per_mw, n, f"{at}21")
     _bar(ws, "Capex by category (priced lines)", "USD", capex, n, f"{at}40", stacked=True)
-    _bar(ws, "TCO by category", "USD", tco, n, f"{at}59", stacked=True)
+    _bar(ws, "TCO by category (unknown or lower-bound capex left out)", "USD", tco, n,
+         f"{at}59", stacked=True)
     return wb
 
 

@@ -19,13 +19,14 @@ DEFAULT_WIDTH = 100
 HEADLINE = [
     "gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "hbm_tbyte_s",
     "peak_dense_pflops_bf16", "peak_dense_pflops_fp8", "peak_dense_pflops_fp4",
-    "achievable_pflops_bf16", "it_power_kw", "facility_power_kw", "liquid_heat_kw",
+    "achievable_pflops_bf16", "it_power_kw", "it_power_typical_kw", "facility_power_kw",
+    "liquid_heat_kw",
     "air_heat_kw", "scale_up_domains", "scale_up_domain_gpus", "scale_up_gbyte_s_per_gpu",
     "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
     "front_end_gbit_s_per_tray", "pcie_max_oversubscription", "worst_single_failure_gpus",
     "fabric_tiers", "leaf_switches", "spine_switches", "core_switches", "transceivers",
     "scale_out_bisection_tbit_s", "fabric_power_kw", "capex_priced_usd",
-    "capex_unpriced_sku_count",
+    "capex_unpriced_sku_count", "capex_scope", "capex_completeness_fraction",
 ]
 FABRIC_METRICS = ("fabric_", "leaf_", "spine_", "core_", "transceivers", "scale_out_bisection")
 # (table, title, key columns shown by default; ``--wide`` shows every column)
@@ -34,6 +35,10 @@ SECTIONS = [
     ("power_by_rack", "Power per rack", ["layout", "racks", "it_kw_per_rack", "liquid_kw_per_rack",
                                          "air_kw_per_rack", "supply_kw_per_rack",
                                          "published_estimate_kw_per_rack"]),
+    ("power_envelopes", "Published power envelopes vs computed (difference in %)", [
+        "scope", "figure", "computed_kw", "published_kw", "difference_pct", "envelope"]),
+    ("power_supply", "Rack power supply", ["layout", "installed_kw", "redundancy", "usable_kw",
+                                           "load_kw", "survives_one_feed_loss"]),
     ("cooling", "Cooling", ["unit", "removes", "heat_kw", "capacity_kw", "needed", "installed",
                             "total_units"]),
     ("bandwidth", "Per-GPU bandwidth by tray type (per direction)", [
@@ -151,6 +156,8 @@ def metric_lines(m: dict[str, Any], keys: list[str]) -> list[str]:
             unit += f" ({_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
         elif k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
             unit += f" (lower bound: {_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
+        if k == "capex_priced_usd" and m.get("capex_scope"):
+            unit += f", scope {m['capex_scope']}"
         if k == "it_power_kw" and m.get("power_unknown_parts_count"):
             unit += (f" (lower bound: {_n(m['power_unknown_parts_count'], 'part')} "
                      "with unpublished power)")
@@ -168,7 +175,7 @@ def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None,
             if k in m and not (k.startswith(FABRIC_METRICS) and not t.get("fabric"))]
     out += metric_lines(m, keys)
     for name, title, cols in SECTIONS:
-        if name not in t or (name == "fabric" and not t[name]):
+        if name not in t or (name in ("fabric", "power_envelopes", "power_supply") and not t[name]):
             continue
         if name == "blast_radius":
             title += f" ({_partition_mode(t)} NVLink partitions)"

@@ -3,8 +3,9 @@
 - Summary: key figures with units, and the design's assumptions.
 - One styled sheet per analysis table (header style, frozen header, filter, widths,
   number formats with units), generic: a new table gets its sheet with no code change.
-- Bill of materials: ``unit_price_usd`` (from the rows when known, else blank and
-  editable) and live ``extended_usd = count x price`` formulas with a ``=SUM`` total.
+- Bill of materials (:mod:`infra.reports.xlsx_bom`): the tool's pricing rule as live
+  formulas (``included_in``, ``status``, ``extended_usd``, totals); Summary's capex cells
+  are formulas on it.
 - Charts (native Excel), Diagrams (PNG), Sources (every catalog figure of the BOM).
 
 Only formats what the analyses computed; written atomically.
@@ -57,12 +58,19 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
 
     wb = Workbook()
     header_row = _summary(wb.active, data)
+    bom_cells = None
     for table, rows in data["tables"].items():
         ws = wb.create_sheet(sheet_name(table))
         if table == BOM:
-            _bom_sheet(ws, rows)
+            from infra.reports.xlsx_bom import bom_sheet
+
+            bom_cells = bom_sheet(ws, rows)
         else:
             _table_sheet(ws, _unknown_power(table, rows), sheet_name(table))
+    if bom_cells:
+        from infra.reports.xlsx_bom import link_summary
+
+        link_summary(wb, bom_cells, sheet_name(BOM))
     xlsx_extras.add_charts(wb, data)
     if pngs:
         xlsx_extras.add_diagrams(wb, pngs)
@@ -174,34 +182,6 @@ def _table_sheet(ws, rows: list[dict], title: str = "") -> list[str]:
         ws.cell(row=1, column=j).comment = Comment(
             "Hatched blank = unknown or not applicable (never 0).", "infra")
     return cols
-
-
-def _bom_sheet(ws, rows: list[dict]) -> None:
-    from openpyxl.utils import get_column_letter
-
-    cols = [c for c in (list(rows[0]) if rows else ["kind", "slug", "count"]) if c != EXTENDED]
-    if PRICE not in cols:
-        cols.append(PRICE)
-    cols.append(EXTENDED)
-    ws.append(cols)
-    cnt = get_column_letter(cols.index("count") + 1)
-    price = get_column_letter(cols.index(PRICE) + 1)
-    ext = cols.index(EXTENDED) + 1
-    for i, r in enumerate(rows, start=2):
-        ws.append([_cell(r.get(c)) for c in cols[:-1]] + [f"={cnt}{i}*{price}{i}"])
-    _finish(ws, cols, len(rows))
-    last = len(rows) + 1
-    total = last + 1
-    ws.cell(row=total, column=1, value="Total")
-    ws.cell(row=total, column=ext, value=f"=SUM({get_column_letter(ext)}2:{get_column_letter(ext)}{last})")
-    for c in (1, ext):
-        ws.cell(row=total, column=c).font = _font(bold=True)
-    ws.cell(row=total, column=ext).number_format = number_format("USD")
-    ws.auto_filter.ref = f"A1:{get_column_letter(len(cols))}{last}"
-    note = ws.cell(row=total + 2, column=1,
-                   value="Enter or change unit_price_usd (blank = unknown, counts as 0); "
-                         "extended_usd and Total recompute.")
-    note.font = _font(italic=True)
 
 
 def _finish(ws, cols: list[str], n: int) -> None:
