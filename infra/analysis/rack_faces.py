@@ -39,6 +39,7 @@ class RearItem:
     kind: str
     top_u: int  # highest U it spans
     bottom_u: int  # lowest U it spans
+    slug: str | None = None  # the catalog part, for mounted units
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def rack_faces(rd: ResolvedDesign) -> list[RackFaces]:
             rear.append(RearItem("liquid manifolds", "cooling_unit", top, 1))
         for item, pos in placed:
             if pos is None:
-                rear.append(RearItem(f"{item.part.slug}", item.part.kind, top, 1))
+                rear.append(RearItem(item.part.name, item.part.kind, top, 1, item.part.slug))
         used = layout.used_u
         out.append(RackFaces(lname, tuple(names[lname]), used, top - used, None, tuple(rear)))
     return out

@@ -87,7 +87,8 @@ def rack_table(e: RackElevation, f: RackFaces) -> str:
             if u == it.top_u:
                 cells.append(f'<td rowspan="{it.top_u - it.bottom_u + 1}" width="56" '
                              f'bgcolor="{style.fill(it.kind)}"><font point-size="7">'
-                             f'{_stack(it.label)}</font></td>')
+                             f'{_stack(style.label(it.kind) + ": " + it.slug if it.slug else it.label)}'
+                             '</font></td>')
             elif not it.bottom_u <= u <= it.top_u:
                 cells.append('<td width="56"> </td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")

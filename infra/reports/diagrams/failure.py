@@ -26,7 +26,7 @@ def failure_diagram(analysis, highlight: str | None = None) -> Diagram:
     title = (f"Failure: {b.get('component', kind)} ({b.get('count', '?')} in the cluster). "
              f"Lost {b.get('gpus_lost', 0)} GPUs, degraded {b.get('gpus_degraded', 0)}, "
              f"largest job still placeable {b.get('largest_placeable_job_gpus', '?')} GPUs. "
-             f"{v.note}")
+             f"{_note(v.note, str(b.get('component', kind)))}")
     name = file_stem(f"failure_{kind}")
     if v.scope == "tray":
         states = {n: "failed" for n in v.failed}
@@ -57,3 +57,17 @@ def failure_diagram(analysis, highlight: str | None = None) -> Diagram:
     dead_via |= {n for n, s in states.items() if s == "failed" and n in view}
     d = scaleup.domain_diagram(dom, states, title, extra, dead_via)
     return Diagram(name, title, d.source.replace(f"graph {d.name}", f"graph {name}", 1))
+
+
+def _note(note: str, component: str) -> str:
+    """The view's note without the component's name the title already gives.
+
+    Examples
+    --------
+    >>> _note("one GPU; partitions left: [71]", "one GPU in su (1 x nvl72)")
+    'Partitions left: [71]'
+    """
+    head, sep, rest = note.partition("; ")
+    if sep and component.startswith(head):
+        return rest[:1].upper() + rest[1:]
+    return note
