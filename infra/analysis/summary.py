@@ -70,6 +70,7 @@ class DesignAnalysis:
         m["power_unknown_parts_count"] = len(p.unknown)
         m["power_unknown_kw_bound"] = _r(p.unknown_bound_kw) if p.unknown else 0.0
         m["node_optics_power_kw"] = _r(p.node_optics_kw)
+        m["scale_up_cable_power_kw"] = _r(p.scaleup_cables_kw)
         m["power_envelope_warnings_count"] = sum(1 for e in self.envelopes if e.warning)
         m.update(bandwidth_metrics(self.bandwidth))
         m.update(fabric_metrics(self.fabrics))
