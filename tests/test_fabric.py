@@ -113,13 +113,16 @@ def test_superpod_cabling_plan():
     rows = a.tables()["cabling"]
     assert len(rows) == 1016 + 1024
     down = [r for r in rows if r["tier"] == "leaf"]
-    assert len({(r["from_device"], r["from_port"]) for r in down}) == 1016  # each port once
-    per_leaf = Counter(r["to_device"] for r in down)
+    assert len({(r["a_device"], r["a_port"]) for r in down}) == 1016  # each port once
+    per_leaf = Counter(r["b_device"] for r in down)
     assert len(per_leaf) == 32 and max(per_leaf.values()) == 32
-    # rail-optimized: port p(r+1) of every node goes to a rail-r leaf
-    assert all(f"rail{int(r['from_port'][1:]) - 1}." in r["to_device"] for r in down)
-    spine_ports = Counter(r["to_device"] for r in rows if r["tier"] == "spine")
+    # rail-optimized: NIC k of every node goes to a rail-k leaf
+    assert all(f"rail{int(r['a_port'][3])}." in r["b_device"] for r in down)
+    spine_ports = Counter(r["b_device"] for r in rows if r["tier"] == "spine")
     assert set(spine_ports.values()) == {64}  # 1,024 uplinks over 16 spines, all ports
+    # both ends placed (rack and U) on every one of the 2,040 fabric links
+    assert all(r["a_rack"] and r["a_u"] and r["b_rack"] and r["b_u"] for r in rows)
+    assert len({r["cable_id"] for r in rows}) == 2040
 
 
 def test_aws_cluster_clos_with_in_rack_tors():
@@ -133,8 +136,8 @@ def test_aws_cluster_clos_with_in_rack_tors():
     # 12 Nitro ports per ToR, one per GPU (the GPU's other card is on another ToR): keep 1/2
     assert (tor.gpus_lost, tor.gpus_degraded, tor.degraded_bandwidth_fraction) == (0, 12, 0.5)
     rows = a.tables()["cabling"]
-    gpu0 = [r["to_device"] for r in rows if r["from_device"].endswith("ultraserver0/r0/t0")
-            and r["from_port"] in ("p1", "p2")]
+    gpu0 = [r["b_device"] for r in rows if r["a_device"] == "r001n01"
+            and r["a_port"] in ("nic0/p0", "nic1/p0")]
     assert len(set(gpu0)) == 2  # nic0 and nic1 (both GPU 0's) on different ToRs
 
 

@@ -147,10 +147,18 @@ def test_svgs_parse_and_name_nodes(aws_reports):
 
 
 def test_markdown_links_diagrams(aws_reports):
+    """Key figures with capex completeness; one heading per diagram, headline (scale-up)
+    first; long tables folded."""
     out, data, _ = aws_reports
     md = (out / "aws.md").read_text()
-    assert "| gpus | 72 | count |" in md
+    assert "| GPUs | 72 | count |  |" in md
+    # test prices: 36 GB200 x 60,000 + 144 Nitro x 1,500 are priced; the other 11 SKUs are not
+    assert "| Capex, priced lines | unknown | USD | unknown: 13 SKUs unpriced |" in md
     assert "](aws/scaleup_ultraserver_2_x_nvl36.svg)" in md and ".dot)" not in md
+    heads = [l for l in md.splitlines() if l.startswith("### ")]
+    assert heads[0] == "### Scale-up domain: ultraserver 2 x nvl36" and len(heads) == 4
+    assert "<details><summary>13 rows</summary>" in md  # blast radius
+    assert "|---:|" in md  # numbers right-aligned
 
 
 def test_json_unchanged_by_reports(aws_reports):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+from infra.errors import display_path
 from typing import Any
 
 from infra.analysis.bandwidth import DesignBandwidth, bandwidth_metrics, design_bandwidth
@@ -19,6 +21,7 @@ from infra.analysis.cooling import DesignCooling, design_cooling
 from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
 from infra.analysis.elevation import elevation_rows, rack_elevations
 from infra.analysis.envelopes import EnvelopeRow, design_envelopes, envelope_table
+from infra.analysis.placement import network_elevations
 from infra.analysis.power import DesignPower, design_power
 from infra.analysis.supply import server_psu_rows, supply_rows
 from infra.analysis.tco import Capex, design_capex
@@ -145,7 +148,8 @@ class DesignAnalysis:
                 for f in self.fabrics],
             "cabling": [row for f in self.fabrics for row in cabling_plan(self.rd, f)],
             "flops_by_precision": self._flops_rows(),
-            "rack_elevation": elevation_rows(rack_elevations(self.rd, self.power)),
+            "rack_elevation": elevation_rows(rack_elevations(self.rd, self.power)
+                                             + network_elevations(self.rd)),
             "assumptions": self._assumptions(),
         }
         t.update(self.extra_tables)
@@ -229,7 +233,7 @@ class DesignAnalysis:
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract: ``design``, ``metrics``, ``tables``."""
         return {
-            "design": {"name": self.rd.name, "source_file": str(self.rd.file)},
+            "design": {"name": self.rd.name, "source_file": display_path(self.rd.file)},
             "metrics": self.metrics(),
             "tables": self.tables(),
         }
@@ -248,6 +252,9 @@ def _r(x: float | None, nd: int = 4) -> float | None:
 
 def analyze(rd: ResolvedDesign) -> DesignAnalysis:
     """Run the design analyses on a resolved design."""
+    from infra.analysis.limits import check_design_size
+
+    check_design_size(rd)  # 1 to 10^12 GPUs, before any figure is computed
     fabrics = design_fabrics(rd)
     power = design_power(rd, fabrics)
     cooling = design_cooling(rd, power)

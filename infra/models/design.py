@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from infra.models.base import Count, PosFloat, PositiveCount, Slug, Source, Strict
+from infra.models.base import Count, PerRackCount, PosFloat, PositiveCount, Slug, Source, Strict
 from infra.models.fabric import FabricSpec
 from infra.models.systems import Redundancy
 
@@ -29,7 +29,7 @@ Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=
 
 class RackContent(Strict):
     type: Slug
-    count: PositiveCount = 1
+    count: PerRackCount = 1
     role: str | None = None  # e.g. tor, management; free text shown in reports
     cooling: Literal["liquid", "air"] | None = None  # heat path of a non-tray unit
 

@@ -112,6 +112,8 @@ class Gpu(Part, Powered):
     mamf_bf16_tflops: PosFloat | None = None  # measured max achievable BF16 matmul
     scale_up: ScaleUpPorts | None = None
     host_pcie: PcieHost | None = None  # None when the host link is NVLink-C2C
+    # CUDA compute capability "major.minor" (NVIDIA only; NCCL's <gpu sm=...> is it x 10)
+    compute_capability: Annotated[str, Field(pattern=r"^\d+\.\d$")] | None = None
     # PCI device ids the driver reports for this GPU (``0x2330``), for matching
     # inventory dumps (nvidia-smi ``pci_device_id``) to catalog types
     pci_device_ids: list[Annotated[str, Field(pattern=r"^0x[0-9a-f]{4}$")]] = []
@@ -124,9 +126,19 @@ class Gpu(Part, Powered):
         return self.mamf_bf16_tflops / peak
 
 
+class CpuId(Strict):
+    """What the OS (and NCCL's topology XML) reports for a CPU: ISA, CPUID vendor/family/model."""
+
+    isa: Literal["x86_64", "arm64", "ppc64"]
+    vendor: str | None = None  # CPUID vendor string, x86 only (GenuineIntel, AuthenticAMD)
+    family: int | None = None  # CPUID display family
+    model: int | None = None  # CPUID display model
+
+
 class Cpu(Part, Powered):
     kind: Literal["cpu"] = "cpu"
     architecture: str
+    cpuid: CpuId | None = None
     cores: PositiveCount
     base_ghz: PosFloat | None = None
     memory_gb: PosFloat | None = None

@@ -103,18 +103,21 @@ def table(rows: list[dict], columns: list[str] | None = None, none: str = "-", *
     # below ~10 characters a column's words are cut into syllables: print records instead
     need = sum(min(max(len(w) for text in [n, *(row[i] for row in cells)] for w in text.split()),
                    10) + 1 for i, n in enumerate(names))
-    for keep_words in (True, False) if wide or need <= width + 1 else ():
+    tries = ((True, False), (True, True), (False, False))  # (keep words, wrap number headers)
+    for keep_words, wrap_heads in tries if wide or need <= width + 1 else ():
         console = Console(file=io.StringIO(), width=width, color_system=None,
                           force_terminal=False, highlight=False, emoji=False, markup=False)
-        console.print(_rich_table(names, cells, wide, width if keep_words else 0), crop=False)
+        console.print(_rich_table(names, cells, wide, width if keep_words else 0, wrap_heads),
+                      crop=False)
         lines = [line.rstrip() for line in console.file.getvalue().rstrip("\n").split("\n")]
         if wide or max(len(line) for line in lines) <= width:
             return "\n".join("  " + line for line in lines)
     return "\n\n".join("\n".join(f"  {n}: {v}" for n, v in zip(names, row)) for row in cells)
 
 
-def _rich_table(names: list[str], cells: list[list[str]], wide: bool, width: int):
-    """A rich Table; with ``width`` a text column keeps its longest word whole (up to 1/4)."""
+def _rich_table(names: list[str], cells: list[list[str]], wide: bool, width: int,
+                wrap_heads: bool = False):
+    """A rich Table; with ``width`` columns keep their words whole where they can."""
     from rich.box import Box
     from rich.table import Table
 
@@ -123,7 +126,15 @@ def _rich_table(names: list[str], cells: list[list[str]], wide: bool, width: int
     for i, name in enumerate(names):
         numeric = all(_num(row[i]) or row[i] in BLANKS for row in cells)
         longest_word = max((len(w) for row in cells for w in row[i].split()), default=1)
-        keep = min(longest_word, max(width // 4, 8)) if width and not numeric else None
+        head_word = max((len(w) for w in name.split()), default=1)
+        if not width or numeric:
+            keep = None
+        else:  # a text column keeps its longest word (a slug) whole, up to a third
+            keep = min(max(longest_word, head_word), max(width // 3, 8))
+        if wrap_heads and numeric:  # as narrow as its numbers or its longest header word
+            cap = max([head_word] + [len(row[i]) for row in cells])
+            name = "\n".join(textwrap.wrap(name, cap, break_long_words=False,
+                                           break_on_hyphens=False))
         t.add_column(name, justify="right" if numeric else "left", overflow="fold",
                      no_wrap=wide, min_width=keep)
     for row in cells:
@@ -141,7 +152,9 @@ def metric_lines(m: dict[str, Any], keys: list[str]) -> list[str]:
     for k in keys:
         value = fmt(m[k])
         unit = metric_unit(k)
-        if k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
+        if k == "capex_priced_usd" and m.get("capex_unpriced_sku_count") and m[k] is None:
+            unit += f" ({_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
+        elif k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
             unit += f" (lower bound: {_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
         if k == "it_power_kw" and m.get("power_unknown_parts_count"):
             unit += (f" (lower bound: {_n(m['power_unknown_parts_count'], 'part')} "
