@@ -5,13 +5,15 @@ NVL72 rack layout (rack type, 16/17/18 compute trays and where they sit around t
 trays, 4/6/8 power shelves split top/bottom, 0-2 management switches top or bottom, CDU
 top or bottom: 5,040 valid layouts; past that, layouts repeat under new names) on one
 3-tier rail-optimized fabric. Each case runs ``infra`` as a fresh process, as a user runs
-it, and prints wall time, peak RSS of the child and the log-log slope between successive
-sizes (1.0 = linear).
+it (diagram cache off), and prints wall time, CPU time (children included), peak RSS and
+the log-log slope of CPU time between successive sizes (1.0 = linear; CPU, because wall
+time on a shared machine measures the neighbours).
 
 Run::
 
     python benchmarks/bench_hetero.py                  # short: 10, 100 layouts; depth 30
     python benchmarks/bench_hetero.py --sizes 10 100 1000 5000 --commands json xlsx svg
+    python benchmarks/bench_hetero.py --sizes 10 --depths --headline 5  # headline workbook
     python benchmarks/bench_hetero.py --write 1000 hall.yaml   # just write a design
 
 Timings on a shared machine are noisy; compare the slopes and the ratios within one run.
@@ -127,18 +129,47 @@ def command(kind: str, design: Path, out: Path) -> list[str]:
     raise SystemExit(f"unknown command {kind!r}")
 
 
-def measure(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one child process."""
+def measure(args: list[str], env: dict | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (with its children) and peak RSS (MiB) of one process."""
     t0 = time.perf_counter()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-        os.execv(args[0], args)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+        os.execve(args[0], args, {**os.environ, "INFRA_DIAGRAM_CACHE": "off", **(env or {})})
     _, status, usage = os.wait4(pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"failed ({os.waitstatus_to_exitcode(status)}): {' '.join(args)}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def headline(n: int) -> None:
+    """``aws_nvl36x2`` json against xlsx (cold and warm diagram cache, no diagrams), in turn."""
+    import statistics
+
+    design = ROOT / "designs" / "aws_nvl36x2.yaml"
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = {"INFRA_DIAGRAM_CACHE": str(Path(tmp) / "cache")}
+        cases = {"json": (command("json", design, Path(tmp)), None),
+                 "xlsx (cold cache)": (command("xlsx", design, Path(tmp)), None),
+                 "xlsx (warm cache)": (command("xlsx", design, Path(tmp)), cache),
+                 "xlsx --no-diagrams": (command("xlsx", design, Path(tmp)) + ["--no-diagrams"],
+                                        None)}
+        measure(*cases["xlsx (warm cache)"])  # fill the cache
+        runs: dict[str, list] = {k: [] for k in cases}
+        for _ in range(n):
+            for k, (args, env) in cases.items():
+                runs[k].append(measure(args, env))
+        base = statistics.median(w for w, _, _ in runs["json"])
+        base_cpu = statistics.median(c for _, c, _ in runs["json"])
+        print(f"{'aws_nvl36x2':24s} {'wall s':>7s} {'x json':>7s} {'cpu s':>7s} {'x json':>7s} "
+              f"{'MiB':>5s}  (median of {n}, run in turn)")
+        for k, rs in runs.items():
+            w = statistics.median(r[0] for r in rs)
+            c = statistics.median(r[1] for r in rs)
+            print(f"{k:24s} {w:7.2f} {w / base:7.2f} {c:7.2f} {c / base_cpu:7.2f} "
+                  f"{max(r[2] for r in rs):5.0f}", flush=True)
 
 
 def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
@@ -148,23 +179,25 @@ def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
 def run(sizes: list[int], kinds: list[str], depths: list[int]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
-        print(f"{'case':28s} {'command':9s} {'wall s':>8s} {'peak MiB':>9s} {'slope':>6s}")
+        print(f"{'case':28s} {'command':9s} {'wall s':>8s} {'cpu s':>7s} {'peak MiB':>9s} "
+              f"{'slope':>6s}")
         for kind in kinds:
             prev = None
             for n in sizes:
                 design = tmpd / f"hall_{n}.yaml"
                 if not design.exists():
                     design.write_text(hall(n))
-                wall, rss = measure(command(kind, design, tmpd / "out"))
-                s = f"{slope(prev, (n, wall)):6.2f}" if prev else "     -"
-                print(f"{f'{n:,} distinct layouts':28s} {kind:9s} {wall:8.2f} {rss:9.0f} {s}",
-                      flush=True)
-                prev = (n, wall)
+                wall, cpu, rss = measure(command(kind, design, tmpd / "out"))
+                s = f"{slope(prev, (n, cpu)):6.2f}" if prev else "     -"
+                print(f"{f'{n:,} distinct layouts':28s} {kind:9s} {wall:8.2f} {cpu:7.2f} "
+                      f"{rss:9.0f} {s}", flush=True)
+                prev = (n, cpu)
         for d in depths:
             design = tmpd / f"deep_{d}.yaml"
             design.write_text(deep(d))
-            wall, rss = measure(command("json", design, tmpd / "out"))
-            print(f"{f'pod DAG {d} levels':28s} {'json':9s} {wall:8.2f} {rss:9.0f}", flush=True)
+            wall, cpu, rss = measure(command("json", design, tmpd / "out"))
+            print(f"{f'pod DAG {d} levels':28s} {'json':9s} {wall:8.2f} {cpu:7.2f} {rss:9.0f}",
+                  flush=True)
 
 
 def main() -> None:
@@ -173,6 +206,8 @@ def main() -> None:
     ap.add_argument("--commands", nargs="+", default=["json", "xlsx", "svg", "failures",
                                                        "compare"])
     ap.add_argument("--depths", type=int, nargs="*", default=[30])
+    ap.add_argument("--headline", type=int, metavar="N", default=0,
+                    help="also time aws_nvl36x2 json vs xlsx, N runs each in turn")
     ap.add_argument("--write", nargs=2, metavar=("N", "FILE"),
                     help="write the N-layout hall (or 'deepD' for a pod DAG) and exit")
     a = ap.parse_args()
@@ -181,6 +216,8 @@ def main() -> None:
         Path(file).write_text(deep(int(n[4:])) if n.startswith("deep") else hall(int(n)))
         return
     run(a.sizes, a.commands, a.depths)
+    if a.headline:
+        headline(a.headline)
     print(f"(self peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
           "timings taken on a shared machine: compare slopes and ratios)")
 

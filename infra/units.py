@@ -115,3 +115,16 @@ def pcie_usable_gbyte_s(gen: int, lanes: int) -> float:
 def _check_gen(gen: int) -> None:
     if gen not in PCIE_GT_S:
         raise ValueError(f"unknown PCIe generation {gen}; known: {sorted(PCIE_GT_S)}")
+
+
+MEGA_PER_GIGA = 1000
+
+
+def gbit_to_mbit(gbit_s: float) -> float:
+    """Gb/s to Mb/s (NCCL's ``net@speed`` unit): 400 -> 400000."""
+    return gbit_s * MEGA_PER_GIGA
+
+
+def gbyte_to_mbyte(gbyte_s: float) -> float:
+    """GB/s to MB/s (NCCL's ``c2c@bw`` unit, per link): 450 -> 450000."""
+    return gbyte_s * MEGA_PER_GIGA

@@ -22,6 +22,7 @@ FORBIDDEN = {
     # exports, ingest and sweeps sit beside analyses (ingest may use exports' identities)
     "exports": ("graphviz", "click", "infra.ingest", "infra.sweeps", "infra.reports", "infra.cli"),
     "ingest": ("openpyxl", "graphviz", "click", "infra.sweeps", "infra.reports", "infra.cli"),
+    "sweeps": ("openpyxl", "graphviz", "click", "infra.reports", "infra.cli"),
     "reports": ("click", "infra.cli"),
 }
 ALLOWED = {"exports": ("infra.reports.atomic",)}  # the one shared atomic file writer

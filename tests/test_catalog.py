@@ -19,7 +19,7 @@ def test_catalog_file_loads_with_sources(path):
     assert entry.sources, "every entry needs a source"
     for src in entry.sources:
         assert src.title
-        assert src.url or src.tag in ("assumption", "DER")
+        assert src.url or src.tag in ("assumption", "DER", "estimate")
     for field, _ in numeric_figures(entry):
         assert entry.source_of(field).id in {s.id for s in entry.sources}
 

@@ -1,10 +1,12 @@
 """infra compare: chip and system figures checked by hand against the catalog values.
 
 Catalog values used (hardware-facts.md §1):
-  H100 SXM5   : BF16 989 TF, FP8 1,979 TF, 80 GB, 3.35 TB/s, 700 W, MAMF 792.1, $27,500
+  H100 SXM5   : BF16 989 TF, FP8 1,979 TF, 80 GB, 3.35 TB/s, 700 W, MAMF 794.5 (v2), $27,500
   B200 HGX    : BF16 2,250 TF, FP4 9,000 TF, 180 GB, 8.0 TB/s, 1,000 W, $35,000
   Gaudi 3     : BF16 1,835 TF, 128 GB, 3.67 TB/s, 900 W, 7 peers x 75 GB/s, $15,625
-  GB200 NVL72 : 72 x B200 (2,500 TF BF16), IT 102.6 kW, PUE 1.2, rack $3.1M
+  GB200 NVL72 : 72 x B200 (2,500 TF BF16), PUE 1.2, rack $3.1M; IT 131.16 kW =
+                18 trays x (2 x 2,900 W GB200 + 4 x 25 W CX-7 + 2 x 150 W BlueField-3 + 450 W
+                overhead = 6,650 W) + 9 x 1,240 W switch trays + 2 x 150 W SN2201
 """
 
 from __future__ import annotations
@@ -61,9 +63,9 @@ def test_chip_figures_by_hand(catalog, book):
     # GB per $1,000: 80 / 27.5 = 2.909; 128 / 15.625 = 8.192
     assert h["hbm_gb_per_1000_usd"] == pytest.approx(2.909, abs=1e-3)
     assert g["hbm_gb_per_1000_usd"] == pytest.approx(8.192, abs=1e-3)
-    # achievable: only BF16 MAMF; 792.1 / 989 = 0.8009
-    assert h["achievable_tflops_bf16"] == 792.1
-    assert h["mamf_bf16_efficiency_fraction"] == pytest.approx(0.8009, abs=1e-4)
+    # achievable: only BF16 MAMF; 794.5 / 989 = 0.8033
+    assert h["achievable_tflops_bf16"] == 794.5
+    assert h["mamf_bf16_efficiency_fraction"] == pytest.approx(0.8033, abs=1e-4)
     assert b["achievable_tflops_bf16"] is None
     # scale-up: H100 18 x 25 = 450 GB/s per direction, domain 8 (DGX H100);
     # Gaudi 3 7 x 75 = 525 GB/s, mesh of 7 peers -> 8; B200 HGX 8 on the HGX board
@@ -92,18 +94,18 @@ def test_chip_cost_by_hand(catalog, book):
 
 def test_nvl72_system_figures_by_hand(catalog, book):
     m = _m(compare([NVL72], book, catalog))
-    # facility = 102.6 kW x 1.2 = 123.12 kW; 180 PF / 0.12312 MW = 1,461.99 PF/MW
-    assert m["facility_power_kw"] == pytest.approx(123.12)
-    assert m["peak_dense_pflops_bf16_per_facility_mw"] == pytest.approx(1461.99, abs=0.01)
-    assert m["gpus_per_facility_mw"] == pytest.approx(72 / 0.12312, abs=0.01)  # 584.80
+    # facility = 131.16 kW x 1.2 = 157.392 kW; 180 PF / 0.157392 MW = 1,143.64 PF/MW
+    assert m["facility_power_kw"] == pytest.approx(157.39)
+    assert m["peak_dense_pflops_bf16_per_facility_mw"] == pytest.approx(1143.64, abs=0.01)
+    assert m["gpus_per_facility_mw"] == pytest.approx(72 / 0.157392, abs=0.01)  # 457.46
     assert m["floor_tiles"] == 2  # 1 rack x 2 tiles
     # capex: the populated rack $3.1M covers its contents; nothing else is listed
     assert m["capex_usd"] == 3_100_000 and m["capex_is_lower_bound"] is False
     assert m["capex_integrated_rack_system_usd"] == 3_100_000
-    # energy 123.12 x 8760 x 0.0806 = 86,929.6; facility 0.1026 MW x $11.7M x 5/15 = 400,140
+    # (with 102.6 kW IT:) energy 123.12 x 8760 x 0.0806 = 86,929.6; facility 0.1026 MW x $11.7M x 5/15 = 400,140
     # TCO = 3.1M + 400,140 + 5 x (86,929.6 + 155,000) = 4,709,788; / (180 x 5) = 5,233 $/PF-yr.
     # Written on the design's IT power so a new power figure keeps the arithmetic checked:
-    it = m["it_power_kw"]  # 102.6 kW today
+    it = m["it_power_kw"]  # 131.16 kW today
     energy = it * 1.2 * 8760 * 0.0806
     tco = 3_100_000 + it / 1000 * 11_700_000 * 5 / 15 + 5 * (energy + 155_000)
     assert m["energy_usd_per_year"] == pytest.approx(energy, abs=0.5)
@@ -131,7 +133,7 @@ def test_assumptions_flags_override(catalog, book):
     a = CostAssumptions(energy_usd_per_kwh=0.12, pue=1.1, years=3,
                         maintenance_fraction_per_year=0.0)
     m = _m(compare([NVL72], book, catalog, a))
-    # 102.6 x 1.1 = 112.86 kW x 8760 x 0.12 = 118,638.43; facility 0.1026 x 11.7M x 3/15
+    # (with 102.6 kW IT:) 102.6 x 1.1 = 112.86 kW x 8760 x 0.12 = 118,638.43; facility 0.1026 x 11.7M x 3/15
     # = 240,084; TCO = 3.1M + 240,084 + 3 x 118,638.43 (on the design's IT power)
     it = m["it_power_kw"]
     energy = it * 1.1 * 8760 * 0.12
@@ -169,9 +171,9 @@ def test_target_sizing_by_hand(catalog, book):
     assert n["sized_blocks"] == math.ceil(1000 / 180) == 6 and n["sized_racks"] == 6
     assert n["sized_capex_usd"] == 6 * 3_100_000
     assert d["sized_blocks"] == 4 and d["sized_gpus"] == 1024  # 4 SUs of 253.184 PF
-    # 50 MW facility: floor(50 / 0.12312) = 406 NVL72 racks
+    # 50 MW facility: floor(50 / 0.157392) = 317 NVL72 racks
     m = _m(compare([NVL72], book, catalog, target=parse_target("50 MW")))
-    assert m["sized_blocks"] == 406 and m["sized_gpus"] == 406 * 72
+    assert m["sized_blocks"] == 317 and m["sized_gpus"] == 317 * 72
 
 
 @pytest.mark.parametrize("text", ["1 parsec", "ten MW", "-5 MW", "1 EFLOPS fp12", "5 MW cold"])

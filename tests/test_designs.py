@@ -39,12 +39,15 @@ def test_aws_nvl36x2_compute(aws):
 
 def test_aws_nvl36x2_power(aws):
     m = aws.metrics()
-    # per tray: 2 x 2,700 W GB200 [AN] = 5,400 W (Nitro, switch, overhead unpublished)
-    # per rack: 9 x 5.4 kW = 48.6 kW; two racks 97.2 kW; facility x PUE 1.2 = 116.64 kW
-    assert m["it_power_kw"] == pytest.approx(97.2)
-    assert m["facility_power_kw"] == pytest.approx(116.64)
-    assert m["liquid_heat_kw"] == pytest.approx(97.2)  # superchips are cold-plate cooled
-    assert "aws-nitro-400g" in aws.power.unknown  # a lower bound, and it says so
+    # per tray: 2 x 2,900 W GB200 (NVIDIA budget) + 8 x 25 W Nitro 400G [est] + 150 W Nitro
+    # DPU [est] + 4 x 50 W PCIe switches [est] + 500 W overhead [est] = 6,850 W
+    # per rack: 9 x 6.85 + 9 x 1.24 kW switch trays + 6 x 274 W ToRs [est] = 74.454 kW
+    # two racks 148.908 kW; facility x PUE 1.2 = 178.6896 kW
+    assert m["it_power_kw"] == pytest.approx(148.908)
+    assert m["facility_power_kw"] == pytest.approx(178.6896)
+    # liquid: superchips and switch trays: 2 x (9 x 5.8 + 9 x 1.24) = 126.72 kW
+    assert m["liquid_heat_kw"] == pytest.approx(126.72)
+    assert m["power_unknown_parts_count"] == 0 and not aws.power.unknown  # no silent 0 W
 
 
 def test_aws_irhx_count_unknown_not_guessed(aws):
@@ -52,22 +55,27 @@ def test_aws_irhx_count_unknown_not_guessed(aws):
     assert row.unit == "aws-irhx" and row.needed is None
     bom = {r.slug: r.count for r in aws.bom}
     assert bom["aws-irhx"] is None  # unknown stays unknown in the BOM, never a guessed 1
-    assert row.heat_kw == pytest.approx(97.2)
+    assert row.heat_kw == pytest.approx(126.72)
 
 
 def test_nvl72_figures(nvl72):
     m = nvl72.metrics()
     # 18 trays x 4 B200 = 72 GPUs, 36 Grace
     assert (m["gpus"], m["cpus"], m["racks"], m["compute_trays"]) == (72, 36, 1, 18)
-    # tray: 2 x 2,700 W GB200 + 2 x 150 W BlueField-3 = 5,700 W; rack 18 x 5.7 = 102.6 kW
-    assert m["it_power_kw"] == pytest.approx(102.6)
-    # liquid: superchips (CX-7 power unpublished) 18 x 5.4 kW = 97.2 kW; air 18 x 0.3 = 5.4
-    assert m["liquid_heat_kw"] == pytest.approx(97.2)
-    assert m["air_heat_kw"] == pytest.approx(5.4)
+    # tray: 2 x 2,900 W GB200 + 4 x 25 W CX-7 [est] + 2 x 150 W BlueField-3 + 450 W
+    # overhead [est] = 6,650 W; rack 18 x 6.65 + 9 x 1.24 switch trays + 2 x 0.15 SN2201
+    # = 119.7 + 11.16 + 0.3 = 131.16 kW
+    assert m["it_power_kw"] == pytest.approx(131.16)
+    # liquid: superchips + CX-7 (tuning guide: CX7 liquid-cooled) 18 x 5.9 + switch trays
+    # 11.16 = 117.36 kW; air 18 x (0.3 + 0.45) + 0.3 = 13.8 kW
+    assert m["liquid_heat_kw"] == pytest.approx(117.36)
+    assert m["air_heat_kw"] == pytest.approx(13.8)
     (rack,) = nvl72.power.racks
-    assert rack.supply_kw == 8 * 33  # 8 x 33 kW power shelves = 264 kW
+    assert rack.supply_kw == 8 * 33  # 8 x 33 kW power shelves = 264 kW installed
+    assert rack.supply.usable_kw == 4 * 33  # N+N: one feed's 4 shelves = 132 kW usable
+    assert rack.supply.survives_feed_loss is True  # 131.16 <= 132
     cdu = next(r for r in nvl72.cooling.rows if r.unit == "supermicro-gb300-in-rack-cdu")
-    assert cdu.capacity_kw == 250 and cdu.needed == 1  # ceil(97.2 / 250) = 1
+    assert cdu.capacity_kw == 250 and cdu.needed == 1  # ceil(117.36 / 250) = 1
 
 
 def test_json_and_xlsx_reports_agree(tmp_path, run_cli):

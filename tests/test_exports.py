@@ -252,7 +252,9 @@ def test_graphml_cluster_scope_has_a_size_limit(run_cli, tmp_path):
 
 
 @pytest.mark.parametrize("to,scope", [("slurm", "fabric"), ("k8s", "fabric"),
-                                      ("graphml", "cluster"), ("graphml", "domain")])
+                                      ("graphml", "cluster"), ("graphml", "domain"),
+                                      ("nccl", "fabric"), ("cabling", "fabric"),
+                                      ("netbox", "fabric")])
 def test_exports_are_byte_identical_between_runs(run_cli, tmp_path, to, scope):
     design = str(DESIGNS / "gb200_nvl72_576.yaml")
     for d in ("a", "b"):
@@ -261,3 +263,223 @@ def test_exports_are_byte_identical_between_runs(run_cli, tmp_path, to, scope):
     a = {p.relative_to(tmp_path / "a"): p.read_bytes() for p in (tmp_path / "a").rglob("*") if p.is_file()}
     b = {p.relative_to(tmp_path / "b"): p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
     assert a == b and a
+
+
+# --- NCCL topology XML ----------------------------------------------------------------
+
+def test_nccl_nvl72_tray_xml():
+    files = _golden("gb200_nvl72", export_design(_design("gb200_nvl72"), "nccl"))
+    xml = files["nccl/nvidia-gb200-compute-tray.xml"]
+    lines = xml.splitlines()
+    assert lines[0] == '<system version="1">' and not xml.startswith("<?xml") and "\t" not in xml
+    # 2 Grace (arm64) x (2 B200 + 2 CX-7 + 1 BlueField-3)
+    assert xml.count('<cpu numaid=') == 2 and xml.count('arch="arm64"') == 2
+    assert xml.count('sm="100"') == 4  # CUDA compute capability 10.0 (B200)
+    # every NVL72 GPU: 18 NVLink-5 links to the rack's NVSwitches, one NVS row
+    assert xml.count('<nvlink target="fffffff:ffff:ff" count="18" tclass="0x068000"/>') == 4
+    # C2C: 450 GB/s per direction -> bw 450000 (MB/s) x count 1 = 450 GB/s in NCCL's units
+    assert xml.count('<c2c bw="450000" count="1"/>') == 4
+    # 4 CX-7 400G IB: speed in Mb/s; 2 BlueField-3 dual-port 200G Ethernet
+    assert xml.count('class="0x020700"') == 4 and xml.count('speed="400000"') == 4
+    assert xml.count('class="0x020000"') == 2 and xml.count('speed="200000"') == 4
+    ex = export_design(_design("gb200_nvl72"), "nccl")
+    assert any("placeholders" in w for w in ex.warnings)
+
+
+def test_nccl_dgx_h100_xml():
+    files = _golden("dgx_h100_su", export_design(_design("dgx_h100_su"), "nccl"))
+    xml = files["nccl/nvidia-dgx-h100.xml"]
+    # 2 x Xeon 8480C: CPUID family 6, model 0x8F = 143 (Sapphire Rapids-X)
+    assert xml.count('<cpu numaid="') == 2 and xml.count(
+        'arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143"') == 2
+    # GPU k and NIC k under CX-7 k's integrated PCIe Gen5 switch (8 switches)
+    assert xml.count('class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16"') == 8
+    # 18 NVLink-4 links per H100 over 4 NVSwitches: 5+5+4+4 (NCCL #1182 shows 4/5/5/4)
+    import re
+    for gpu in re.findall(r"<gpu .*?</gpu>", xml, re.S):
+        counts = sorted(int(c) for c in re.findall(r'count="(\d+)"', gpu))
+        assert counts == [4, 4, 5, 5]
+    assert xml.count('sm="90"') == 8 and xml.count("<net ") == 8 + 4
+
+
+@pytest.mark.parametrize("mutate,fragment", [
+    (lambda x: '<?xml version="1.0" encoding="utf-8"?>\n' + x, "XML declaration"),
+    (lambda x: x.replace("  <cpu", "\t<cpu", 1), "a tab"),
+    (lambda x: x.replace(' arch="arm64">', '\n arch="arm64">', 1), "one whole element per line"),
+    (lambda x: x.replace('count="1"/>', 'count="1" />', 1), "no space before '/>'"),
+    (lambda x: x.replace('<system version="1">', '<system version="2">'), 'needs version="1"'),
+    (lambda x: x.replace(' rank="0"', "", 1), "lacks required attribute(s) ['rank']"),
+    (lambda x: x.replace('link_speed="32.0 GT/s PCIe"', 'link_speed="32 GT/s Gen5"', 1),
+     "not a string NCCL knows"),
+    (lambda x: x.replace('name="nic0"', 'name="' + "n" * 256 + '"'), "limited to 255"),
+    (lambda x: x.replace('<net name="nic0"', '<net' + "".join(f' a{i}="1"' for i in range(16))
+                         + ' name="nic0"'), "21 attributes; NCCL keeps 16"),
+    (lambda x: x.replace("<nic>", "<gpu dev=\"9\" sm=\"100\" rank=\"9\" gdr=\"1\">", 1)
+     .replace("</nic>", "</gpu>", 1), "cannot sit under"),
+    (lambda x: x.replace("</system>", ""), "never closed"),
+    (lambda x: x.replace('arch="arm64"', 'arch="x86_64"', 1), "['vendor']"),
+])
+def test_nccl_checker_rejects(mutate, fragment):
+    from infra.exports.nccl_check import check_nccl_xml
+
+    xml = export_design(_design("gb200_nvl72"), "nccl").files[0].text
+    check_nccl_xml(xml)
+    with pytest.raises(ExportError) as exc:
+        check_nccl_xml(mutate(xml))
+    assert fragment in str(exc.value)
+
+
+def test_nccl_checker_element_limit():
+    from infra.exports.nccl_check import check_nccl_xml
+
+    body = "".join('  <cpu numaid="0" arch="arm64">\n  </cpu>\n' for _ in range(256))
+    with pytest.raises(ExportError, match="more than 256 elements"):
+        check_nccl_xml('<system version="1">\n' + body + "</system>\n")
+
+
+# --- Network placement and the cabling plan -----------------------------------------
+
+def test_superpod_network_racks_and_elevations():
+    from infra.analysis.placement import network_placement
+    from infra.analysis.summary import analyze_file
+
+    p = network_placement(_design("dgx_h100_superpod"))
+    # 32 leaves (8 per SU) + 16 spines, all placed; a 42U rack holds (42 - 2) // (1 + 1) = 20
+    # 1U switches, so one leaf rack per SU at the end of its row and one spine rack
+    assert len(p.switches) == 48
+    assert [(r.path, len(r.switches)) for r in p.racks] == [
+        ("superpod0/su_first0/n0", 8), ("superpod0/su0/n0", 8), ("superpod0/su1/n0", 8),
+        ("superpod0/su2/n0", 8), ("network/n0", 16)]
+    # leaf power: switch unpublished (lower bound); its optics: (1,016 + 1,024) links / 2
+    # per twin-port OSFP / 32 leaves = 31.875 x 17 W = 541.875 W per leaf
+    leaf = p.switches["superpod0/su0.rail0.leaf0"]
+    assert leaf.power_w == pytest.approx(541.875) and leaf.unknown == ("nvidia-quantum-2-qm9700",)
+    assert (leaf.u, p.switches["superpod0/su0.rail7.leaf0"].u) == (42, 28)
+    rows = analyze_file(DESIGNS / "dgx_h100_superpod.yaml").tables()["rack_elevation"]
+    net = [r for r in rows if r["layout"].startswith("network:")]
+    assert len(net) == 8 + 16 and {r["unit"] for r in net} == {"nvidia-quantum-2-qm9700"}
+
+
+def test_superpod_cabling_both_ends_placed_and_lengths():
+    ex = export_design(_design("dgx_h100_superpod"), "cabling")
+    rows = list(__import__("csv").reader(io.StringIO(ex.files[0].text)))
+    header, body = rows[0], rows[1:]
+    assert header[:8] == ["Rack", "U", "Name", "HCA/Port", "Rack", "U", "Name", "Port"]
+    assert len(body) == 2040  # 1,016 node links + 1,024 leaf-spine links
+    assert all(r[0] and r[1] and r[4] and r[5] for r in body)  # rack and U at both ends
+    first = dict(zip(header, body[0]))
+    # DGX 1 (rack superpod0/su_first0/r0, row 0 slot 0, U35 of 42) to rail-0 leaf (leaf
+    # rack at slot 8, U42): 8 x 0.6 m + (42-35+1) x 0.04445 + 0.5 + (42-42+1) x 0.04445
+    # + 0.5 + 1.0 slack = 7.200 m -> 7.5 m (0.5 m steps)
+    assert (first["Length (m)"], first["A split"], first["B split"]) == ("7.5", "1/1", "1/1")
+    assert all(r[header.index("Reach OK")] == "True" for r in body)
+    assert "cabling/dgx_h100_superpod.xlsx" in [f.path for f in ex.files]
+
+
+def test_cabling_xlsx_reads_back_equal_to_csv():
+    from openpyxl import load_workbook
+
+    ex = export_design(_design("dgx_h100_su"), "cabling")
+    data = next(f.data for f in ex.files if f.path.endswith(".xlsx"))
+    ws = load_workbook(io.BytesIO(data))["compute"]
+    csv_rows = list(__import__("csv").reader(io.StringIO(ex.files[0].text)))
+    # 32 DGX x 8 rails = 256 node links; 8 leaves x 32 uplinks (64 ports, 1:1) = 256
+    assert ws.max_row == len(csv_rows) == 1 + 256 + 256
+    assert [c.value for c in ws[2]][:4] == ["su0/r0", 35, "r001n01", "nic0/p0"]
+
+
+def test_in_rack_tors_are_placed_in_free_u():
+    from infra.analysis.placement import network_placement
+
+    p = network_placement(_design("aws_nvl36x2_cluster"))
+    # 6 x 2U ToRs per NVL36 rack, below the 27U of trays: U1, 3, 5, 7, 9, 11
+    tors = [s for s in p.switches.values() if s.rack == "cluster0/ultraserver0/r0"]
+    assert [s.u for s in tors] == [1, 3, 5, 7, 9, 11]
+    assert [r.path for r in p.racks] == ["network/n0"]  # 12 spines (2U): 40 // 3 = 13 per rack
+
+
+def test_cabling_needs_a_fabric(run_cli, tmp_path):
+    r = run_cli("export", str(DESIGNS / "gb200_nvl72.yaml"), "--to", "cabling", "-o", str(tmp_path))
+    assert r.exit_code == 2 and "has no fabric" in r.output
+
+
+# --- NetBox ----------------------------------------------------------------------------
+
+def test_netbox_device_types_and_bundle_superpod():
+    ex = export_design(_design("dgx_h100_superpod"), "netbox")
+    paths = [f.path for f in ex.files]
+    assert {"netbox/device-types/nvidia-dgx-h100.yaml",
+            "netbox/device-types/nvidia-quantum-2-qm9700.yaml"} <= set(paths)
+    files = {f.path: f.text for f in ex.files}
+    import yaml as _yaml
+
+    from infra.exports.netbox_check import check_device_type
+    qm = _yaml.safe_load(files["netbox/device-types/nvidia-quantum-2-qm9700.yaml"])
+    check_device_type(qm)
+    # QM9700: 64 NDR ports (the stored devicetype-library file lists 62, missing P22.1, P23.0)
+    assert len(qm["interfaces"]) == 64 and {i["type"] for i in qm["interfaces"]} == {"infiniband-ndr"}
+    dgx = _yaml.safe_load(files["netbox/device-types/nvidia-dgx-h100.yaml"])
+    # 8 x CX-7 400G IB + 2 x dual-port CX-7 200G (IB first in its protocols)
+    assert [i["type"] for i in dgx["interfaces"]].count("infiniband-ndr") == 8
+    assert dgx["u_height"] == 8.0 and dgx["is_full_depth"] is True
+    b = json.loads(files["netbox/bundle.json"])
+    # 32 compute racks + 4 leaf racks + 1 spine rack; 127 DGX + 96 PDUs + 48 switches
+    assert (len(b["racks"]), len(b["devices"]), len(b["cables"])) == (37, 271, 2040)
+    c = b["cables"][0]
+    assert c["a_terminations"][0]["object_type"] == "dcim.interface" and c["length_unit"] == "m"
+    assert c["profile"] == "single-1c1p" and c["type"] == "smf-os2"  # MMS4X00-NS is single-mode
+    head = files["netbox/csv/cables.csv"].splitlines()[0]
+    assert head.startswith("side_a_device,side_a_type,side_a_name,side_b_device")
+
+
+@pytest.mark.parametrize("change,fragment", [
+    ({"slug": "NVIDIA DGX"}, "slug must match"),
+    ({"u_height": 1.25}, "multiple of 0.5"),
+    ({"part_number": "x" * 51}, "50 characters"),
+    ({"weight": 10}, "weight and weight_unit"),
+    ({"colour": "green"}, "not in the devicetype-library schema"),
+    ({"interfaces": [{"name": "p0", "type": "osfp-800"}]}, "not a NetBox interface type"),
+    ({"interfaces": [{"name": "p0", "type": "other"}, {"name": "p0", "type": "other"}]}, "repeats"),
+])
+def test_netbox_device_type_checker_rejects(change, fragment):
+    from infra.exports.netbox_check import check_device_type
+
+    dt = {"manufacturer": "NVIDIA", "model": "X", "slug": "nvidia-x", "u_height": 1,
+          "is_full_depth": True}
+    check_device_type(dt)
+    with pytest.raises(ExportError, match=fragment):
+        check_device_type({**dt, **change})
+    with pytest.raises(ExportError, match="missing required"):
+        check_device_type({k: v for k, v in dt.items() if k != "is_full_depth"})
+
+
+def test_netbox_push_through_a_mocked_client():
+    from types import SimpleNamespace
+
+    from infra.exports.netbox import bundle, push_bundle
+
+    class Endpoint:
+        def __init__(self):
+            self.rows = []
+
+        def create(self, rows):
+            start = len(self.rows)
+            self.rows += rows
+            return [{"id": start + i + 1} for i in range(len(rows))]
+
+        def get(self, slug):
+            return SimpleNamespace(id=hash(slug) % 1000)
+
+        def filter(self, device_id):
+            return []
+
+    dcim = SimpleNamespace(**{k: Endpoint() for k in ("sites", "racks", "devices", "interfaces",
+                                                     "cables", "device_types", "device_roles")})
+    b = bundle(_design("dgx_h100_su"))
+    made = push_bundle(b, SimpleNamespace(dcim=dcim))
+    # 8 compute + 1 leaf + 1 spine rack; 32 DGX + 24 PDUs + 12 switches; 256 + 256 cables,
+    # each end its own interface (the mock has no templates): 256 node + 256 leaf-down +
+    # 256 leaf-up + 256 spine ports
+    assert made == {"sites": 1, "racks": 10, "devices": 68, "interfaces": 4 * 256,
+                    "cables": 512}
+    assert isinstance(dcim.cables.rows[0]["a_terminations"][0]["object_id"], int)

@@ -93,16 +93,16 @@ def test_superpod_design_counts():
     assert m["transceivers"] == 508 + 508 + 512 + 512
     # power: the 508 DGX-side optics are the servers' own (inside the 10.2 kW each), the
     # other 2,040 - 508 = 1,532 x 17 W = 26.044 kW are fabric IT load outside the racks;
-    # QM9700 power is unpublished (listed, so the figure is a lower bound)
-    assert m["fabric_power_kw"] == pytest.approx((2040 - 508) * 17 / 1000)
-    # ... and it is in the design's IT power: 127 x 10.2 kW + 26.044 kW
-    assert m["it_power_kw"] == pytest.approx(127 * 10.2 + 26.044)
-    assert "nvidia-quantum-2-qm9700" in a.power.unknown
+    # plus 48 QM9700 (32 leaves + 16 spines) x 1,096 W [estimate] = 52.608 kW -> 78.652 kW
+    assert m["fabric_power_kw"] == pytest.approx((2040 - 508) * 17 / 1000 + 48 * 1.096)
+    # ... and it is in the design's IT power: 127 x 10.2 kW + 78.652 kW
+    assert m["it_power_kw"] == pytest.approx(127 * 10.2 + 78.652)
+    assert not a.power.unknown  # every part has a figure (the QM9700's is an estimate)
+    assert a.fabrics[0].unknown_power == ()
     # capex: 127 DGX H100 systems x $270,000 (their H100s included) + 48 QM9700 x $36,000;
     # the optics and fibres are unpriced, so the capex is a lower bound
     assert m["capex_priced_usd"] == 127 * 270_000 + 48 * 36_000
     assert "nvidia-mms4x00-ns" in a.capex.unpriced and "fibre-link" in a.capex.unpriced
-    assert a.fabrics[0].unknown_power == ("nvidia-quantum-2-qm9700",)
     # bisection: 1,016 x 400 Gb/s / 2 = 203.2 Tb/s
     assert m["scale_out_bisection_tbit_s"] == pytest.approx(203.2)
     bom = {r.slug: r.count for r in a.bom}
@@ -114,13 +114,16 @@ def test_superpod_cabling_plan():
     rows = a.tables()["cabling"]
     assert len(rows) == 1016 + 1024
     down = [r for r in rows if r["tier"] == "leaf"]
-    assert len({(r["from_device"], r["from_port"]) for r in down}) == 1016  # each port once
-    per_leaf = Counter(r["to_device"] for r in down)
+    assert len({(r["a_device"], r["a_port"]) for r in down}) == 1016  # each port once
+    per_leaf = Counter(r["b_device"] for r in down)
     assert len(per_leaf) == 32 and max(per_leaf.values()) == 32
-    # rail-optimized: port p(r+1) of every node goes to a rail-r leaf
-    assert all(f"rail{int(r['from_port'][1:]) - 1}." in r["to_device"] for r in down)
-    spine_ports = Counter(r["to_device"] for r in rows if r["tier"] == "spine")
+    # rail-optimized: NIC k of every node goes to a rail-k leaf
+    assert all(f"rail{int(r['a_port'][3])}." in r["b_device"] for r in down)
+    spine_ports = Counter(r["b_device"] for r in rows if r["tier"] == "spine")
     assert set(spine_ports.values()) == {64}  # 1,024 uplinks over 16 spines, all ports
+    # both ends placed (rack and U) on every one of the 2,040 fabric links
+    assert all(r["a_rack"] and r["a_u"] and r["b_rack"] and r["b_u"] for r in rows)
+    assert len({r["cable_id"] for r in rows}) == 2040
 
 
 def test_aws_cluster_clos_with_in_rack_tors():
@@ -134,8 +137,8 @@ def test_aws_cluster_clos_with_in_rack_tors():
     # 12 Nitro ports per ToR, one per GPU (the GPU's other card is on another ToR): keep 1/2
     assert (tor.gpus_lost, tor.gpus_degraded, tor.degraded_bandwidth_fraction) == (0, 12, 0.5)
     rows = a.tables()["cabling"]
-    gpu0 = [r["to_device"] for r in rows if r["from_device"].endswith("ultraserver0/r0/t0")
-            and r["from_port"] in ("p1", "p2")]
+    gpu0 = [r["b_device"] for r in rows if r["a_device"] == "r001n01"
+            and r["a_port"] in ("nic0/p0", "nic1/p0")]
     assert len(set(gpu0)) == 2  # nic0 and nic1 (both GPU 0's) on different ToRs
 
 

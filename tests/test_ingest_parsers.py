@@ -9,6 +9,7 @@ from conftest import ROOT
 from infra.ingest.base import InventoryError
 from infra.ingest.ibnet import parse_guid_map, parse_ibnet
 from infra.ingest.inventory import load_inventory
+from infra.ingest.lspci import parse_lspci
 from infra.ingest.nccl import parse_nccl_topo
 from infra.ingest.smi_text import parse_nvlink, parse_topo
 from infra.ingest.smi_xml import parse_smi_xml
@@ -19,7 +20,7 @@ GB200 = FIX / "gb200-nvl72"
 
 
 def test_smi_v13_gb200_identity_and_fabric():
-    log = parse_smi_xml(GB200 / "r01-t15/nvidia-smi-q.xml")
+    log = parse_smi_xml(GB200 / "r001n15/nvidia-smi-q.xml")
     assert log.driver_version == "580.173.02" and log.attached_gpus == 4
     # module ids follow the capture's 2, 1, 4, 3, not the device order
     assert [g.module_id for g in log.gpus] == [2, 1, 4, 3]
@@ -32,7 +33,7 @@ def test_smi_v13_gb200_identity_and_fabric():
 
 
 def test_smi_v13_hopper_na_fields_read_as_absent():
-    g = parse_smi_xml(H100 / "r02-t01/nvidia-smi-q.xml").gpus[0]
+    g = parse_smi_xml(H100 / "r002n01/nvidia-smi-q.xml").gpus[0]
     assert g.board_part_number is None  # N/A
     assert (g.chassis_serial, g.tray_index, g.slot_number) == (None, None, None)
     assert g.cluster_uuid == "00000000-0000-0000-0000-000000000000" and g.clique_id == 0
@@ -40,14 +41,14 @@ def test_smi_v13_hopper_na_fields_read_as_absent():
 
 def test_smi_v12_renamed_module_element():
     """Driver 535: <gpu_module_id> at the top, no <platformInfo>; fabric state/status only."""
-    log = parse_smi_xml(H100 / "r02-t02/nvidia-smi-q.xml")
+    log = parse_smi_xml(H100 / "r002n02/nvidia-smi-q.xml")
     assert log.driver_version == "535.54.03"
     assert [g.module_id for g in log.gpus] == [2, 4, 3, 1, 6, 8, 7, 5]
     assert log.gpus[0].cluster_uuid is None and log.gpus[0].fabric_state == "Completed"
 
 
 def test_topo_matrix_header_and_legend():
-    t = parse_topo(H100 / "r01-t01/topo-m.txt")
+    t = parse_topo(H100 / "r001n01/topo-m.txt")
     assert t.gpus == tuple(f"GPU{i}" for i in range(8))
     assert t.nics[:2] == ("mlx5_0", "mlx5_1") and len(t.nics) == 12
     assert t.nvlinks("GPU0", "GPU5") == 18
@@ -56,7 +57,7 @@ def test_topo_matrix_header_and_legend():
 
 
 def test_topo_gb200_shape_all_sys():
-    t = parse_topo(GB200 / "r01-t01/topo-m.txt")
+    t = parse_topo(GB200 / "r001n01/topo-m.txt")
     assert t.nearest_nic("GPU0")[1] == "SYS"
     assert t.numa_affinity["GPU2"] == "1,19-25,27-33"
 
@@ -71,7 +72,7 @@ def test_topo_old_format_nic_names_in_header(tmp_path):
 
 
 def test_nvlink_inactive_links():
-    gpus = parse_nvlink(H100 / "r02-t03/nvlink-s.txt")
+    gpus = parse_nvlink(H100 / "r002n03/nvlink-s.txt")
     by_module = {g.uuid: g for g in gpus}
     bad = [g for g in gpus if g.inactive]
     assert len(bad) == 1 and (bad[0].active, bad[0].inactive) == (16, 2)
@@ -79,7 +80,7 @@ def test_nvlink_inactive_links():
 
 
 def test_nccl_dump_h100_nvswitch_rows():
-    topo = parse_nccl_topo(H100 / "r01-t01/nccl-topo.xml")
+    topo = parse_nccl_topo(H100 / "r001n01/nccl-topo.xml")
     # 4 + 5 + 5 + 4 links to the four NVSwitches (SimAI #128 shape): 18 per GPU
     assert [g.nvswitch_links for g in topo.gpus] == [18] * 8
     assert topo.gpus[0].pcie_gen == 5 and topo.gpus[0].pcie_width == 16
@@ -88,7 +89,7 @@ def test_nccl_dump_h100_nvswitch_rows():
 
 
 def test_nccl_dump_gb200_c2c():
-    topo = parse_nccl_topo(GB200 / "r01-t07/nccl-topo.xml")
+    topo = parse_nccl_topo(GB200 / "r001n07/nccl-topo.xml")
     # c2c bw x count / 1000 = 45000 x 10 / 1000 = 450 GB/s (NCCL's model)
     assert topo.gpus[0].c2c_gbyte_s == 450.0
     assert len(topo.hosts) == 1
@@ -102,7 +103,7 @@ def test_ibnetdiscover_switches_adapters_and_traps():
     hosts = {a.host for a in fab.adapters.values()}
     assert len(hosts) == 8 and None not in hosts
     mapped = [a for a in fab.adapters.values() if a.mapped_by == "guid-map"]
-    assert [(a.host, a.hca) for a in mapped] == [("r02-t04", "mlx5_7")]
+    assert [(a.host, a.hca) for a in mapped] == [("r002n04", "mlx5_7")]
     assert sum(1 for l in fab.links if l.peer_kind == "H") == 64
     assert sum(1 for l in fab.links if l.peer_kind == "S") == 16  # leaf-spine, each once
     slow = [l for l in fab.links if l.gbit_s != 400.0]
@@ -117,12 +118,25 @@ def test_default_description_without_map_is_unmapped():
 
 def test_inventory_joins_on_uuid_not_order():
     inv = load_inventory(H100)
-    node = inv.node("r02-t03")
+    node = inv.node("r002n03")
     bad = [g for g in node.gpus if g.nvlinks_active != 18]
     assert [(g.module_id, g.nvlinks_active) for g in bad] == [(6, 16)]
     # mixed HCA naming (HCA-1..8) still ranks by number
-    ranks = sorted((p.hca, p.hca_rank) for p in inv.ports if p.host == "r02-t02")
+    ranks = sorted((p.hca, p.hca_rank) for p in inv.ports if p.host == "r002n02")
     assert ranks[0] == ("HCA-1", 0) and ranks[-1] == ("HCA-8", 7)
+
+
+def test_lspci_tree_switches():
+    tree = parse_lspci(H100 / "r001n01/lspci-tv.txt")
+    gpus = [d for d in tree.devices if d.vendor_device == "10de:2330"]
+    nics = [d for d in tree.devices if d.vendor_device == "15b3:1021"]
+    assert len(gpus) == 8 and len(nics) == 8
+    # GPU 18:00.0 and CX-7 19:00.0 meet at the CX-7's integrated switch 16:00.0, below
+    # root port 00:01.0: the DGX H100 wiring of the catalog tray
+    assert tree.common_bridge("0000:18:00.0", "0000:19:00.0") == "0000:16:00.0"
+    assert tree.upstream("0000:18:00.0") == ["0000:17:00.0", "0000:16:00.0", "0000:00:01.0"]
+    assert tree.common_bridge("0000:18:00.0", "0000:9b:00.0") is None
+    assert {d.root for d in gpus} == {"0000:00", "0000:80"}
 
 
 BAD = [
@@ -135,29 +149,30 @@ BAD = [
     ("topo-m.txt", "nvlink", "not `nvidia-smi topo -m` output"),
     ("nvlink-s.txt", "topo", "not `nvidia-smi nvlink -s` output"),
     ("nvlink-s.txt", "binary", "binary file"),
+    ("lspci-tv.txt", "topo", "not `lspci -tv` output"),
 ]
 
 
 def _bad_content(kind: str) -> bytes:
-    good = (H100 / "r01-t01/nvidia-smi-q.xml").read_bytes()
+    good = (H100 / "r001n01/nvidia-smi-q.xml").read_bytes()
     return {
         "truncated": good[: len(good) // 2],
         "binary": b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4,
-        "nccl": (H100 / "r01-t01/nccl-topo.xml").read_bytes(),
+        "nccl": (H100 / "r001n01/nccl-topo.xml").read_bytes(),
         "smi": good,
-        "text": (H100 / "r01-t01/topo-m.txt").read_bytes(),
+        "text": (H100 / "r001n01/topo-m.txt").read_bytes(),
         "entity": b'<!DOCTYPE x [<!ENTITY a "aaaa">]><nvidia_smi_log>&a;</nvidia_smi_log>',
-        "topo": (H100 / "r01-t01/topo-m.txt").read_bytes(),
-        "nvlink": (H100 / "r01-t01/nvlink-s.txt").read_bytes(),
+        "topo": (H100 / "r001n01/topo-m.txt").read_bytes(),
+        "nvlink": (H100 / "r001n01/nvlink-s.txt").read_bytes(),
     }[kind]
 
 
 @pytest.mark.parametrize("name,kind,message", BAD)
 def test_malformed_dump_exits_2_naming_the_file(tmp_path, run_cli, name, kind, message):
     inv = tmp_path / "inv"
-    node = inv / "r01-t01"
+    node = inv / "r001n01"
     node.mkdir(parents=True)
-    (node / "nvidia-smi-q.xml").write_bytes((H100 / "r01-t01/nvidia-smi-q.xml").read_bytes())
+    (node / "nvidia-smi-q.xml").write_bytes((H100 / "r001n01/nvidia-smi-q.xml").read_bytes())
     (node / name).write_bytes(_bad_content(kind))
     res = run_cli("diff", str(ROOT / "designs/dgx_h100_su.yaml"), "--inventory", str(inv))
     assert res.exit_code == 2, res.output
@@ -169,8 +184,51 @@ def test_wrong_tool_ibnetdiscover_and_missing_smi(tmp_path):
     (tmp_path / "ibnetdiscover.txt").write_text("ibwarn: [1234] mad_rpc_open_port: can't open UMAD port\n")
     with pytest.raises(InventoryError, match="not ibnetdiscover output"):
         load_inventory(tmp_path)
-    (tmp_path / "r01-t01").mkdir()
+    (tmp_path / "r001n01").mkdir()
     with pytest.raises(InventoryError, match="without nvidia-smi-q.xml"):
         load_inventory(tmp_path)
     with pytest.raises(InventoryError, match="inventory directory not found"):
         load_inventory(tmp_path / "nope")
+
+
+# ---- robustness: any text or any cut of a real dump either parses or raises InventoryError
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from infra.ingest.ibnet import parse_ibnet_text  # noqa: E402
+from infra.ingest.lspci import parse_lspci_text  # noqa: E402
+from infra.ingest.smi_text import parse_nvlink_text, parse_topo_text  # noqa: E402
+
+TEXT_READERS = [(parse_topo_text, H100 / "r001n01/topo-m.txt"),
+                (parse_nvlink_text, H100 / "r002n03/nvlink-s.txt"),
+                (parse_ibnet_text, H100 / "ibnetdiscover.txt"),
+                (parse_lspci_text, H100 / "r001n01/lspci-tv.txt")]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=0, max_value=10**6),
+       st.text(max_size=40))
+def test_text_readers_never_crash_on_cut_or_spliced_dumps(a, b, junk):
+    for reader, path in TEXT_READERS:
+        text = path.read_text()
+        i, j = sorted((a % (len(text) + 1), b % (len(text) + 1)))
+        for variant in (text[:i], text[:i] + junk + text[j:], junk):
+            try:
+                reader(variant, "x.txt")
+            except InventoryError:
+                pass
+
+
+@settings(max_examples=40, deadline=None)
+@given(cut=st.integers(min_value=0, max_value=10**6))
+def test_xml_readers_never_crash_on_truncation(tmp_path_factory, cut):
+    d = tmp_path_factory.mktemp("cut")
+    for reader, path in ((parse_smi_xml, GB200 / "r001n07/nvidia-smi-q.xml"),
+                         (parse_nccl_topo, GB200 / "r001n07/nccl-topo.xml")):
+        data = path.read_bytes()
+        p = d / path.name
+        p.write_bytes(data[: cut % (len(data) + 1)])
+        try:
+            reader(p)
+        except InventoryError as exc:
+            assert str(p) in str(exc)

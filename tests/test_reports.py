@@ -47,8 +47,8 @@ def test_workbook_sheets_headers_formats(aws_reports):
     col = [c.value for c in ws[1]].index("IT per rack (kW)")  # the unit once, in the header
     assert ws.cell(row=2, column=col + 1).number_format == "#,##0.0"
     summary = {r[4]: r for r in wb["Summary"].iter_rows(min_row=5, values_only=True) if r[0]}
-    assert summary["it_power_kw"][:4] == ("IT power", 97.2, "kW",
-                                           "lower bound: 6 parts with unpublished power")
+    # 2 racks x 74.454 kW (tests/test_designs.py); every part now has a figure: no mark
+    assert summary["it_power_kw"][:4] == ("IT power (design maximum)", 148.908, "kW", None)
     assert wb["Summary"].cell(row=5, column=2).number_format == "#,##0"  # no unit text
     # unknown: blank and marked, never 0
     assert summary["achievable_pflops_bf16"][1:4] == (None, "PFLOPS", "unknown")
@@ -56,7 +56,7 @@ def test_workbook_sheets_headers_formats(aws_reports):
     unit = wb["Power by unit"]
     head = [c.value for c in unit[1]]
     tor = next(r for r in unit.iter_rows(min_row=2, values_only=True) if r[1] == "aws-in-rack-tor")
-    assert tor[head.index("Power per unit (W)")] is None  # unpublished, not "0 W"
+    assert tor[head.index("Power per unit (W)")] == 274  # estimate: 228 W typical x 1.2
 
 
 def test_every_sheet_prints_one_page_wide(aws_reports):
@@ -137,17 +137,25 @@ def test_svgs_parse_and_name_nodes(aws_reports):
     assert "r0.backplane" in text["scaleup_ultraserver_2_x_nvl36"] and "xrack" in text["scaleup_ultraserver_2_x_nvl36"]
     assert "pcisw0" in text["tray_aws-gb200-compute-tray"] and "1.74x" in text["tray_aws-gb200-compute-tray"]
     assert "nvidia-gb200-compute-tray" not in text["rack_elevations"]
-    assert "aws-gb200-compute-tray" in text["rack_elevations"] and "48.6 kW" in text["rack_elevations"]
+    assert "aws-gb200-compute-tray" in text["rack_elevations"] and "74.5 kW" in text["rack_elevations"]
     assert "#cb181d" in (d / "failure_nvlink_backplane.svg").read_text()  # failed: red
     assert not any(n.startswith("fabric") for n in names)  # one UltraServer: no fabric
     assert not res.warnings
 
 
 def test_markdown_links_diagrams(aws_reports):
+    """Key figures with capex completeness; one heading per diagram, headline (scale-up)
+    first; long tables folded."""
     out, data, _ = aws_reports
     md = (out / "aws.md").read_text()
-    assert "| gpus | 72 | count |" in md
+    assert "| GPUs | 72 | count |  |" in md
+    # test prices: 36 GB200 x 60,000 + 144 Nitro x 1,500 are priced; the other 11 SKUs are not
+    assert "| Capex, priced lines | unknown | USD | unknown: 13 SKUs unpriced |" in md
     assert "](aws/scaleup_ultraserver_2_x_nvl36.svg)" in md and ".dot)" not in md
+    heads = [l for l in md.splitlines() if l.startswith("### ")]
+    assert heads[0] == "### Scale-up domain: ultraserver 2 x nvl36" and len(heads) == 4
+    assert "<details><summary>13 rows</summary>" in md  # blast radius
+    assert "|---:|" in md  # numbers right-aligned
 
 
 def test_json_unchanged_by_reports(aws_reports):

@@ -58,10 +58,17 @@ def goodput(interval: float, write: float, restart: float, mtbi: float) -> float
     --------
     >>> round(goodput(1.0, 0.0, 0.0, 1e9), 6)  # nothing fails, nothing written
     1.0
+    >>> goodput(1.0, 1e308, 1e308, 1e-3)  # restarts that never end: no goodput, no overflow
+    0.0
     """
     if interval <= 0:
         return 0.0
     if math.isinf(mtbi):
         return interval / (interval + write)
-    wall = mtbi * math.exp(restart / mtbi) * math.expm1((interval + write) / mtbi)
-    return interval / wall
+    if mtbi <= 0:
+        return 0.0
+    # log space: wall = M e^(R/M) (e^((tau + delta)/M) - 1) overflows for R, tau >> M
+    x = (interval + write) / mtbi
+    log_expm1 = math.log(math.expm1(x)) if x < 30.0 else x + math.log1p(-math.exp(-x))
+    log_goodput = math.log(interval) - math.log(mtbi) - restart / mtbi - log_expm1
+    return math.exp(log_goodput) if log_goodput > -745.0 else 0.0

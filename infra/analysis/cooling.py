@@ -11,6 +11,11 @@ Assumptions
 - Liquid heat with no unit to remove it is an error; air heat with no air unit is
   assumed to go to the hall's existing air handling (reported as such), as does the heat
   of fabric switches, which sit outside the modelled racks.
+- Plausibility errors: liquid-cooled parts in a rack type rated air-only; a CDU mounted
+  in an air-only rack; a wholly air-cooled unit in a rack type rated liquid-only.
+- Warning: air heat per rack above ``assumptions.air_heat_limit_kw_per_rack``, by default
+  :data:`AIR_HEAT_LIMIT_KW` (hardware-facts.md §8: practical air-cooled limit ~25-30 kW per
+  rack [AN, STH 2024 and industry guides]; the top of that range is taken).
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ from infra.models.systems import CoolingUnit
 from infra.models.yamlio import line_of
 
 from infra.analysis.power import DesignPower
+
+AIR_HEAT_LIMIT_KW = 30.0
+AIR_HEAT_LIMIT_SOURCE = ("practical air-cooled rack limit ~25-30 kW (hardware-facts.md §8; "
+                         "ServeTheHome 2024 and industry guides, AN); upper end taken")
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,9 @@ class DesignCooling:
     liquid_kw: float
     air_kw: float
     air_to_hall_kw: float  # air heat no listed unit removes
+    warnings: tuple[str, ...] = ()
+    air_limit_kw: float = AIR_HEAT_LIMIT_KW
+    air_limit_source: str = AIR_HEAT_LIMIT_SOURCE
 
     def unit_counts(self) -> dict[str, int | None]:
         """Pod-level unit slug -> units in the cluster; None when a count is unknown
@@ -70,6 +82,8 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
     """Size cooling units against each rack's and pod's heat; raise when short."""
     rows: list[CoolingRow] = []
     by_layout = {r.layout: r for r in power.racks}
+    for name, rp in by_layout.items():
+        _plausible(rd, name, rp)
     covered: dict[str, set[str]] = {name: set() for name in by_layout}
     for name, rp in by_layout.items():
         for item in rd.layouts[name].of_kind("cooling_unit"):
@@ -100,9 +114,48 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
         if "air" not in covered[name]:
             air_to_hall += rp.air_kw * rp.racks
     liquid = sum(r.liquid_kw * r.racks for r in power.racks)
-    # fabric switches sit outside the modelled racks: their heat goes to the hall's air
-    air = sum(r.air_kw * r.racks for r in power.racks) + power.fabric_kw
-    return DesignCooling(tuple(rows), liquid, air, air_to_hall + power.fabric_kw)
+    # fabric switches sit outside the modelled racks and node-end optics are not in any
+    # rack layout's units: their heat goes to the hall's air
+    extra = power.fabric_kw + power.node_optics_kw
+    air = sum(r.air_kw * r.racks for r in power.racks) + extra
+    a = rd.design.assumptions
+    limit = a.air_heat_limit_kw_per_rack or AIR_HEAT_LIMIT_KW
+    src = "design (assumptions.air_heat_limit_kw_per_rack)" if a.air_heat_limit_kw_per_rack \
+        else AIR_HEAT_LIMIT_SOURCE
+    warns = tuple(
+        f"rack layout {r.layout!r}: {r.air_kw:.1f} kW of air heat per rack is above the "
+        f"{limit:g} kW air-cooled rack limit ({src}); plan rear-door heat exchangers, "
+        "containment or liquid cooling" for r in power.racks if r.air_kw > limit + 1e-9)
+    return DesignCooling(tuple(rows), liquid, air, air_to_hall + extra, warns, limit, src)
+
+
+def _plausible(rd: ResolvedDesign, name: str, rp) -> None:
+    """Errors for cooling that cannot work: liquid in an air rack, air units in a liquid one."""
+    layout = rd.layouts[name]
+    rack = layout.rack
+    path = ("racks", name, "contents")
+    for i, item in enumerate(layout.items):
+        p = item.part
+        if rack.cooling == "air" and isinstance(p, CoolingUnit) and p.removes != "air":
+            raise InfeasibleDesignError(
+                f"{p.slug!r} (a {p.cooling_kind.replace('_', ' ')}) is mounted in rack type "
+                f"{rack.slug!r}, which is air-cooled and has no liquid loop for it",
+                file=str(rd.file), path=path + (i,), line=line_of(rd.file, path + (i,)),
+                hint="use a liquid or hybrid rack type, or remove the CDU")
+    for up, _n in rp.units:
+        where = ("racks", name)
+        if rack.cooling == "air" and up.liquid_w > 0:
+            raise InfeasibleDesignError(
+                f"{up.slug!r} sends {up.liquid_w / 1000:.2f} kW to liquid but rack type "
+                f"{rack.slug!r} is air-cooled", file=str(rd.file), path=where,
+                line=line_of(rd.file, where),
+                hint="use a liquid or hybrid rack type (with a CDU or in-row unit)")
+        if rack.cooling == "liquid" and up.power_w > 0 and up.liquid_w == 0:
+            raise InfeasibleDesignError(
+                f"{up.slug!r} is wholly air-cooled ({up.air_w / 1000:.2f} kW to air) but rack "
+                f"type {rack.slug!r} is liquid-cooled only", file=str(rd.file), path=where,
+                line=line_of(rd.file, where),
+                hint="use a hybrid rack type, or mark the unit 'cooling: liquid' if it is")
 
 
 def _media(removes: str) -> set[str]:

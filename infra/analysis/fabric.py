@@ -2,8 +2,9 @@
 
 Endpoints are the physical ports of the NICs whose tray component carries one of the
 fabric's ``networks``. Fabric power = switches + the transceivers in switch ports and
-between switches; node-end transceivers sit in the servers' cages and are powered (and
-counted) by the node, so they are listed but not added (``node_optics_kw``). Switch counts come from :mod:`infra.analysis.fat_tree`; links
+between switches; node-end transceivers (and the node half of active cables) sit in the
+servers' cages and are reported apart (``node_optics_kw``): :mod:`infra.analysis.power`
+adds them for nodes whose power is a sum of parts. Switch counts come from :mod:`infra.analysis.fat_tree`; links
 per tier from the same arithmetic; transceivers at each end = links / (transceiver
 rate / link rate) (a twin-port 800G OSFP carries two 400G links); a DAC/AOC cable
 carries links / (cable rate / link rate); a fibre link without a cable SKU counts one
@@ -72,8 +73,10 @@ class FabricResult:
     transceivers: Counter = field(default_factory=Counter)
     cables: Counter = field(default_factory=Counter)
     power_kw: float = 0.0  # switches + switch-side optics; IT load outside the racks
-    node_optics_kw: float = 0.0  # node-end optics: the nodes' own power covers them
+    node_optics_kw: float = 0.0  # node-end optics (+ node half of active cables)
     unknown_power: tuple[str, ...] = ()
+    power_typical_kw: float = 0.0  # as power_kw, at typical figures where published
+    node_optics_typical_kw: float = 0.0
 
     def switches(self, role: str) -> int:
         return sum(t.switches for t in self.tiers if t.role == role)
@@ -201,7 +204,7 @@ def _per(transceiver_or_cable, rate: float, err, where: tuple) -> int:
 
 def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
     unknown: set[str] = set()
-    power_w = node_w = 0.0
+    power_w = node_w = typ_w = node_typ_w = 0.0
     planes = res.planes
     for i, (t, ts, sw) in enumerate(zip(res.spec.tiers, res.tree.tiers, switches)):
         m: LinkMedia = t.down
@@ -220,10 +223,13 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             _reach(opt, m, err, i)
             if opt.max_power_w is None:
                 unknown.add(slug)
+            typ = opt.typical_w or opt.max_power_w or 0
             if i == 0 and end == "lower":
                 node_w += n * (opt.max_power_w or 0)
+                node_typ_w += n * typ
             else:
                 power_w += n * (opt.max_power_w or 0)
+                typ_w += n * typ
         cable, n_cables = None, 0
         if m.cable:
             c = rd.catalog.get(m.cable, "cable", file=str(rd.file),
@@ -233,8 +239,11 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
                                                                ("tiers", i, "down", "cable")))
             res.cables[c.slug] += n_cables
             w = n_cables * (c.max_power_w or 0)  # active cables: half is the node end's
+            wt = n_cables * (c.typical_w or c.max_power_w or 0)
             power_w += w / 2 if i == 0 else w
+            typ_w += wt / 2 if i == 0 else wt
             node_w += w / 2 if i == 0 else 0
+            node_typ_w += wt / 2 if i == 0 else 0
         else:
             cable, n_cables = "fibre (one per link)", links
             res.cables[cable] += links
@@ -243,6 +252,7 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
         if sw.max_power_w is None:
             unknown.add(sw.slug)
         power_w += n_sw * (sw.max_power_w or 0)
+        typ_w += n_sw * (sw.typical_w or sw.max_power_w or 0)
         tr_kw = None
         tr_w = [rd.catalog.get(s).max_power_w for s, n in counts.values() if s]
         if tr_w and all(w is not None for w in tr_w):
@@ -254,6 +264,8 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             counts["switch_end"][1], cable, n_cables, sw_kw, tr_kw))
     res.power_kw = w_to_kw(power_w)
     res.node_optics_kw = w_to_kw(node_w)
+    res.power_typical_kw = w_to_kw(typ_w)
+    res.node_optics_typical_kw = w_to_kw(node_typ_w)
     res.unknown_power = tuple(sorted(unknown))
 
 

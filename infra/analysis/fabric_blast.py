@@ -8,7 +8,11 @@ Assumptions
   ``p`` fabric ports (0 when it had only one: it can still reach the fabric over NVLink
   through a peer's NIC, NCCL's PXN, which is not counted here).
 - A spine (core) switch carries 1/S of the uplinks of every leaf (spine) it serves: the
-  cross-leaf bandwidth of those GPUs drops to (S - 1)/S; nothing is lost.
+  cross-leaf bandwidth of those GPUs drops to (S - 1)/S; nothing is lost. In two tiers
+  a spine serves every leaf of its plane. In three tiers the spines form blocks (pods):
+  a spine's ``d`` down ports go to ``d`` distinct leaves, so a block is ``d`` leaves
+  with the spines they share, and one spine failure degrades only its block's GPUs by
+  1/(spines per block); a core switch serves every block.
 - A whole plane takes 1/planes of every GPU's ports.
 No GPU is lost to a fabric fault: they are degraded. NVLink domains are untouched.
 """
@@ -17,6 +21,20 @@ from __future__ import annotations
 
 from infra.analysis.blast_radius import Effect
 from infra.analysis.fabric import FabricResult
+
+
+def spine_block(f: FabricResult) -> tuple[int, int]:
+    """(leaves, spines) of one block of a three-tier plane.
+
+    Examples
+    --------
+    DGX SuperPOD B200, 16 SU: 128 leaves and 128 spines of radix 64 per plane; a spine
+    has 32 down ports, so blocks of 32 leaves and 128 / 4 = 32 spines.
+    """
+    leaves, spines = f.tree.tiers[0].switches, f.tree.tiers[1].switches
+    block_leaves = max(1, min(leaves, f.tree.tiers[1].down_ports))
+    blocks = -(-leaves // block_leaves)
+    return block_leaves, max(1, -(-spines // blocks))
 
 
 def fabric_blast(f: FabricResult) -> list[tuple[str, str, int, Effect, str]]:
@@ -38,10 +56,15 @@ def fabric_blast(f: FabricResult) -> list[tuple[str, str, int, Effect, str]]:
         if len(f.tiers) > i:
             t = f.tiers[i]
             per_plane = t.switches // f.planes
+            gpus, whose = f.gpus // f.planes, "the plane's GPUs"
+            if i == 1 and len(f.tiers) == 3:
+                block_leaves, per_plane = spine_block(f)
+                gpus = min(gpus, round(block_leaves * ports_on_leaf * gpus_per_port))
+                whose = f"the GPUs of its block ({block_leaves} leaves)"
             frac = (per_plane - 1) / per_plane if per_plane else 0.0
             rows.append((role, f"{t.switch} ({f.name})", t.switches,
-                         Effect(0, f.gpus // f.planes, frac, ()),
-                         f"cross-leaf bandwidth of the plane's GPUs drops to "
+                         Effect(0, gpus, frac, ()),
+                         f"cross-leaf bandwidth of {whose} drops to "
                          f"{per_plane - 1}/{per_plane}"))
     if t0.lower_end or t0.cable:
         part = t0.lower_end or t0.cable

@@ -78,6 +78,7 @@ class FailureReview:
                 for a in self.availability],
             "not_modelled": [{"component_kind": k, "rate_per_year": self.rates.rates[k].rate_per_year,
                               "why": "no such component in this design"} for k in self.unmodelled],
+            "job_assumptions": self.job_assumptions(),
             "failure_rates": [
                 {"kind": r.kind, "rate_per_year": r.rate_per_year, "rate_low_per_year": r.rate_low_per_year,
                  "rate_high_per_year": r.rate_high_per_year,
@@ -86,6 +87,21 @@ class FailureReview:
                  "basis": r.basis, "source": r.sources[0].title, "url": r.sources[0].url}
                 for r in self.rates.rates.values()],
         }
+
+    def job_assumptions(self) -> list[dict[str, Any]]:
+        """Where the checkpoint and restart times behind the goodput come from."""
+        j, rates = self.job, self.rates.job
+        rows = []
+        for item, value, default, flag in (
+                ("restart_minutes", j.restart_minutes, rates.restart_minutes,
+                 "--restart-minutes"),
+                ("checkpoint_write_seconds", j.checkpoint_write_seconds,
+                 rates.checkpoint_write_seconds, "--checkpoint-seconds")):
+            given = value != default
+            rows.append({"item": item, "value": value,
+                         "basis": flag if given else rates.job_source,
+                         "tag": "given" if given else "assumption"})
+        return rows
 
     def as_dict(self) -> dict[str, Any]:
         return {"design": {"name": self.name, "source_file": self.source_file,
@@ -138,6 +154,6 @@ def review_file(
     model = domain_model(rows, geo, rates)
     avail = availability_rows(model, job.domains, samples, seed)
     p_dom = closed_form(model, model.gpus)
-    return FailureReview(a.rd.name, str(a.rd.file), rates, geo, rows, job, avail, target,
+    return FailureReview(a.rd.name, _display(a.rd.file), rates, geo, rows, job, avail, target,
                          spares_needed(model, target), spare_domains_needed(p_dom, job.domains, target),
                          unmodelled(a, rates))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+from infra.errors import display_path
 from typing import Any
 
 from infra.analysis.bandwidth import DesignBandwidth, bandwidth_metrics, design_bandwidth
@@ -18,7 +20,10 @@ from infra.analysis.cabling import cabling_plan
 from infra.analysis.cooling import DesignCooling, design_cooling
 from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
 from infra.analysis.elevation import elevation_rows, rack_elevations
+from infra.analysis.placement import network_elevations
+from infra.analysis.envelopes import EnvelopeRow, design_envelopes, envelope_table
 from infra.analysis.power import DesignPower, design_power
+from infra.analysis.supply import server_psu_rows, supply_rows
 from infra.analysis.tco import Capex, design_capex
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS
@@ -39,6 +44,7 @@ class DesignAnalysis:
     blast: list[BlastRow]
     fabrics: list[FabricResult] = field(default_factory=list)
     capex: Capex | None = None  # priced from catalogs/prices (a lower bound when unpriced)
+    envelopes: list[EnvelopeRow] = field(default_factory=list)
     extra_metrics: dict[str, Any] = field(default_factory=dict)
     extra_tables: dict[str, list[dict]] = field(default_factory=dict)
 
@@ -58,12 +64,16 @@ class DesignAnalysis:
             m[f"peak_dense_{unit}_{prec}"] = _r(c.peak_dense_pflops[prec])
         m["achievable_pflops_bf16"] = _r(c.achievable_bf16_pflops)
         m["gpus_without_mamf_count"] = sum(c.gpus_without_mamf.values())
-        m["it_power_kw"] = _r(p.it_kw)
+        m["it_power_kw"] = _r(p.it_kw)  # design maximum: what feeds and cooling must carry
+        m["it_power_typical_kw"] = _r(p.it_typical_kw)
         m["facility_power_kw"] = _r(p.facility_kw)
         m["pue_ratio"] = p.pue
         m["liquid_heat_kw"] = _r(self.cooling.liquid_kw)
         m["air_heat_kw"] = _r(self.cooling.air_kw)
         m["power_unknown_parts_count"] = len(p.unknown)
+        m["power_unknown_kw_bound"] = _r(p.unknown_bound_kw) if p.unknown else 0.0
+        m["node_optics_power_kw"] = _r(p.node_optics_kw)
+        m["power_envelope_warnings_count"] = sum(1 for e in self.envelopes if e.warning)
         m.update(bandwidth_metrics(self.bandwidth))
         m.update(fabric_metrics(self.fabrics))
         if self.capex is not None:
@@ -86,15 +96,26 @@ class DesignAnalysis:
             "compute_by_rack": self._compute_rows(),
             "power_by_rack": [
                 {"layout": r.layout, "rack_type": r.rack_type, "racks": r.racks,
-                 "it_kw_per_rack": _r(r.it_kw), "liquid_kw_per_rack": _r(r.liquid_kw),
+                 "it_kw_per_rack": _r(r.it_kw), "it_typical_kw_per_rack": _r(r.it_typical_kw),
+                 "liquid_kw_per_rack": _r(r.liquid_kw),
                  "air_kw_per_rack": _r(r.air_kw), "supply_kw_per_rack": r.supply_kw,
                  "published_estimate_kw_per_rack": r.reference_it_kw,
                  "it_kw_total": _r(r.it_kw * r.racks),
                  "unknown_power_parts": ", ".join(r.unknown)}
                 for r in self.power.racks],
+            "power_envelopes": envelope_table(self.envelopes),
+            "power_supply": supply_rows(self.power),
+            "server_psus": server_psu_rows(self.rd),
+            "power_by_part": [
+                {"layout": r.layout, "unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
+                 "max_w_each": pp.max_w, "typical_w_each": pp.typical_w, "heat_to": pp.medium,
+                 "tag": pp.tag, "counted": u.basis != "published system figure",
+                 "bound_w_each": pp.bound_w}
+                for r in self.power.racks for u, _n in r.units for pp in u.parts],
             "power_by_unit": [
                 {"layout": r.layout, "unit": u.slug, "kind": u.kind, "count_per_rack": n,
-                 "power_w_per_unit": _r(u.power_w), "liquid_w_per_unit": _r(u.liquid_w),
+                 "power_w_per_unit": _r(u.power_w), "typical_w_per_unit": _r(u.typical_w),
+                 "liquid_w_per_unit": _r(u.liquid_w),
                  "air_w_per_unit": _r(u.air_w), "basis": u.basis,
                  "unknown_power_parts": ", ".join(u.unknown)}
                 for r in self.power.racks for u, n in r.units],
@@ -132,7 +153,8 @@ class DesignAnalysis:
                 for f in self.fabrics],
             "cabling": [row for f in self.fabrics for row in cabling_plan(self.rd, f)],
             "flops_by_precision": self._flops_rows(),
-            "rack_elevation": elevation_rows(rack_elevations(self.rd, self.power)),
+            "rack_elevation": elevation_rows(rack_elevations(self.rd, self.power)
+                                             + network_elevations(self.rd)),
             "assumptions": self._assumptions(),
         }
         t.update(self.extra_tables)
@@ -190,6 +212,23 @@ class DesignAnalysis:
         for u in self.power.unknown:
             rows.append({"item": "power not published (IT kW is a lower bound)", "value": u,
                          "source": "catalog"})
+        if self.power.unknown:
+            b = self.power.unknown_bound_kw
+            rows.append({"item": "power of the unknown parts is at most (kW)",
+                         "value": "no stated bound" if b is None else _r(b), "source": "catalog"})
+        for slug, mx, typ, src in self.power.overrides:
+            rows.append({"item": "power override (design figure used instead of the catalog's)",
+                         "value": f"{slug}: max {mx} W, typical {typ} W", "source": src})
+        for e in self.envelopes:
+            if e.warning:
+                rows.append({"item": "warning", "value": e.warning, "source": "analysis"})
+        for w in self.cooling.warnings:
+            rows.append({"item": "warning", "value": w, "source": "analysis"})
+        shelves = {i.part.slug for lay in self.rd.layouts.values() for i in lay.items
+                   if i.part.kind == "power_shelf" and getattr(i.part, "efficiency", None) is None}
+        for s in sorted(shelves):
+            rows.append({"item": "power conversion loss not included (efficiency not published)",
+                         "value": s, "source": "catalog"})
         for c in self.cooling.rows:
             if c.note:
                 rows.append({"item": "cooling", "value": c.note, "source": "catalog"})
@@ -207,7 +246,7 @@ class DesignAnalysis:
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract: ``design``, ``metrics``, ``tables``."""
         return {
-            "design": {"name": self.rd.name, "source_file": str(self.rd.file)},
+            "design": {"name": self.rd.name, "source_file": display_path(self.rd.file)},
             "metrics": self.metrics(),
             "tables": self.tables(),
         }
@@ -227,6 +266,9 @@ def _r(x: float | None, nd: int = 4) -> float | None:
 def analyze(rd: ResolvedDesign, book: PriceBook | None = None) -> DesignAnalysis:
     """Run the design analyses on a resolved design (capex priced from ``book``, default
     the shipped price files)."""
+    from infra.analysis.limits import check_design_size
+
+    check_design_size(rd)  # 1 to 10^12 GPUs, before any figure is computed
     fabrics = design_fabrics(rd)
     power = design_power(rd, fabrics)
     cooling = design_cooling(rd, power)
@@ -234,7 +276,8 @@ def analyze(rd: ResolvedDesign, book: PriceBook | None = None) -> DesignAnalysis
     book = book if book is not None else load_prices(catalog=rd.catalog)
     capex = design_capex(rd, book, cooling.unit_counts(), fabrics)
     return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
-                          blast_radius(rd, power, cooling, fabrics), fabrics, capex)
+                          blast_radius(rd, power, cooling, fabrics), fabrics, capex,
+                          design_envelopes(rd, power))
 
 
 def analyze_file(path: Path | str, catalog: Catalog | None = None,

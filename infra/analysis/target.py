@@ -21,7 +21,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from infra.errors import CompareError
+from infra.errors import CompareError, describe_value
+from infra.models.base import MAX_COUNT
 from infra.models.parts import PRECISIONS
 
 FLOPS_UNITS = {"tflops": 1e-3, "pflops": 1.0, "eflops": 1e3}  # -> PFLOPS
@@ -61,6 +62,8 @@ def parse_target(text: str) -> Target:
     if not m:
         raise CompareError(f"cannot read target {text!r}", hint=EXAMPLES)
     value, unit, extra = float(m.group(1)), m.group(2), m.group(3)
+    if not math.isfinite(value):
+        raise CompareError(f"target {describe_value(text)} is not a finite number", hint=EXAMPLES)
     if value <= 0:
         raise CompareError(f"target {text!r} must be positive", hint=EXAMPLES)
     if unit in FLOPS_UNITS:
@@ -125,6 +128,10 @@ def size_to(block: Block, target: Target) -> Sizing:
         return Sizing(target, block.name, 0, 0, None, 0, 0, None, None, None,
                       f"{block.name}: no {target.label.split(' ', 1)[1]} figure; not sized")
     ratio = target.value / cap
+    if not math.isfinite(ratio) or ratio * max(block.gpus, 1) > MAX_COUNT:
+        raise CompareError(f"target {describe_value(target.text)} needs more than {MAX_COUNT:,} "
+                           f"GPUs of {block.name}: beyond the size this tool supports",
+                           hint="give a smaller target")
     n = math.ceil(ratio - EPS) if target.quantity == "dense_pflops" else math.floor(ratio + EPS)
 
     def x(v: float | None) -> float | None:

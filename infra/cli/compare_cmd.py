@@ -6,12 +6,14 @@ from pathlib import Path
 
 import click
 
+from infra.cli.params import FiniteFloat
+
 
 @click.command()
 @click.argument("options", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True, help="Terminal output format.")
-@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md"]),
+@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md", "html"]),
               help="Also write a report file (repeatable).")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True, help="Directory for reports.")
@@ -21,11 +23,12 @@ import click
               help="Size each option: '1 EFLOPS bf16', '50 MW', '40 MW IT'.")
 @click.option("--prices", "price_files", multiple=True, type=click.Path(path_type=Path),
               help="Price file overriding catalogs/prices/ by slug (repeatable).")
-@click.option("--energy-usd-per-kwh", "--energy-price", "energy_usd_per_kwh", type=float,
-              default=None, help="Energy price, USD/kWh (default: US EIA industrial 2023, "
-              "0.0806).")
+@click.option("--energy-usd-per-kwh", "--energy-price", "energy_usd_per_kwh",
+              type=FiniteFloat(0, 10, what="USD per kWh"), default=None,
+              help="Energy price, USD/kWh (default: US EIA industrial 2023, 0.0806).")
 @click.option("--pue", type=float, default=None, help="Override every option's PUE.")
-@click.option("--years", type=int, default=5, show_default=True, help="TCO horizon.")
+@click.option("--years", type=click.IntRange(1, 100),
+              default=5, show_default=True, help="TCO horizon.")
 @click.option("--maintenance", type=float, default=None,
               help="Maintenance, fraction of capex per year (default 0.05).")
 @click.option("--precision", default="bf16", show_default=True,
@@ -81,6 +84,10 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
             from infra.reports.compare_md import write_markdown
 
             write_markdown(data, path)
+        elif rep == "html":
+            from infra.reports.html_report import compare_html, write_html
+
+            write_html(compare_html(data), path)
         else:
             from infra.reports.compare_xlsx import write_compare_xlsx
 

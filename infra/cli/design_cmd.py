@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-REPORTS = ("json", "xlsx", "md", "svg", "png", "dot")  # = infra.reports.writer.FORMATS
+REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports.writer.FORMATS
 
 
 @click.command()

@@ -6,27 +6,31 @@ from pathlib import Path
 
 import click
 
+from infra.cli.params import COUNT, SEED, FiniteFloat
+
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md"]),
+@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md", "html"]),
               help="Also write reports/<stem>.failures.<ext> (repeatable).")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True)
 @click.option("--rates", "rates_file", type=click.Path(path_type=Path), default=None,
               help="Rates file overriding catalogs/rates/default.yaml (same schema).")
-@click.option("--job-gpus", type=click.IntRange(min=1), default=None,
+@click.option("--job-gpus", type=COUNT, default=None,
               help="GPUs of the job (default: the largest multiple of the domain that fits).")
-@click.option("--checkpoint-seconds", type=click.FloatRange(min=0), default=None,
+@click.option("--checkpoint-seconds", type=FiniteFloat(0, 1e7, what="up to 4 months"),
+              default=None,
               help="Checkpoint write time (default: the rates file's job section).")
-@click.option("--restart-minutes", type=click.FloatRange(min=0), default=None)
-@click.option("--target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.99,
+@click.option("--restart-minutes", type=FiniteFloat(0, 1e6, what="up to 2 years"), default=None)
+@click.option("--target", type=FiniteFloat(0, 1, lo_open=True, hi_open=True), default=0.99,
               show_default=True, help="Availability target for spares.")
-@click.option("--samples", type=click.IntRange(min=1000), default=400_000, show_default=True,
+@click.option("--samples", type=click.IntRange(1000, 10_000_000),
+              default=400_000, show_default=True,
               help="Monte Carlo samples per availability row.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
 def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_seconds,
              restart_minutes, target, samples, seed, catalog_dir) -> None:
@@ -58,6 +62,10 @@ def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_secon
                 from infra.reports.failures_text import markdown
 
                 write_text_atomic(path, markdown(data))
+            elif ext == "html":
+                from infra.reports.html_report import failures_html, write_html
+
+                write_html(failures_html(data), path)
             else:
                 from infra.reports.xlsx_report import write_xlsx
 

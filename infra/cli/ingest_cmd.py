@@ -14,15 +14,17 @@ Inventory layout (one directory per host, named by its host name):
   DIR/<host>/nvidia-smi-q.xml   nvidia-smi -q -x
   DIR/<host>/topo-m.txt         nvidia-smi topo -m        (optional)
   DIR/<host>/nvlink-s.txt       nvidia-smi nvlink -s      (optional)
-  DIR/<host>/nccl-topo.xml      NCCL_TOPO_DUMP_FILE       (optional)"""
+  DIR/<host>/nccl-topo.xml      NCCL_TOPO_DUMP_FILE       (optional)
+  DIR/<host>/lspci-tv.txt       lspci -tvnn               (optional)"""
 
 
 @click.command(epilog=LAYOUT)
 @click.argument("design_file", type=click.Path(path_type=Path))
 @click.option("--inventory", "inventory", required=True, type=click.Path(path_type=Path),
               help="Inventory directory (layout below).")
-@click.option("--host-pattern", default="r{rack:02d}-t{tray:02d}", show_default=True,
-              help="Host names of the design's trays: {rack}, {tray} (1-based), {node}.")
+@click.option("--host-pattern", default="r{rack:03d}n{slot:02d}", show_default=True,
+              help="Host names of the design's trays (1-based fields: index, rack, slot, u, "
+                   "domain, domain_node), as in `infra export`.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md"]),
               default="table", show_default=True, help="Terminal output format.")
 @click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md", "json", "csv"]),
@@ -58,10 +60,11 @@ def diff(design_file, inventory, host_pattern, fmt, reports, outdir, catalog_dir
 def ingest(inventory, out, name, catalog_dir) -> None:
     """Read INVENTORY and write a starting design for what was found."""
     from infra.ingest.inventory import load_inventory
-    from infra.ingest.to_design import starting_design, write_design
+    from infra.ingest.to_design import starting_design
     from infra.models.catalog import load_catalog
+    from infra.reports.atomic import write_text_atomic
 
     draft = starting_design(load_inventory(inventory), load_catalog(catalog_dir), name)
-    click.echo(f"wrote {write_design(draft, out)}")
+    click.echo(f"wrote {write_text_atomic(Path(out), draft.to_yaml())}")
     for note in draft.notes:
         click.echo(f"note: {note}", err=True)

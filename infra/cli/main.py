@@ -54,7 +54,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 def _register() -> None:
     from infra.cli import (catalog_cmd, compare_cmd, design_cmd, export_cmd, failures_cmd,
-                           ingest_cmd, topology_cmd)
+                           ingest_cmd, sweep_cmd, topology_cmd)
 
     cli.add_command(design_cmd.design)
     cli.add_command(design_cmd.validate)
@@ -65,6 +65,8 @@ def _register() -> None:
     cli.add_command(export_cmd.export)
     cli.add_command(ingest_cmd.diff)
     cli.add_command(ingest_cmd.ingest)
+    cli.add_command(sweep_cmd.sweep)
+    cli.add_command(sweep_cmd.diff_designs)
 
 
 _register()

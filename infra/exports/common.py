@@ -18,6 +18,7 @@ class ExportFile:
 
     path: str
     text: str
+    data: bytes | None = None  # binary files (xlsx); ``text`` is then a short description
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,13 @@ class Export:
 
 def write_export(export: Export, outdir: Path | str) -> list[Path]:
     """Write every file of ``export`` under ``outdir`` atomically; returns the paths."""
-    from infra.reports.atomic import write_text_atomic
+    from infra.reports.atomic import write_atomic, write_text_atomic
 
     out = []
     for f in export.files:
-        out.append(write_text_atomic(Path(outdir) / f.path, f.text))
+        path = Path(outdir) / f.path
+        if f.data is not None:
+            out.append(write_atomic(path, lambda p, d=f.data: p.write_bytes(d)))
+        else:
+            out.append(write_text_atomic(path, f.text))
     return out

@@ -38,64 +38,79 @@ def fabric_findings(rd: ResolvedDesign, inv: Inventory, nodes: dict[str, DesignN
     if not rows:
         return [], [], [f"fabric {fab.name}: above the cabling-plan limit; cables not checked"]
     plan = {(r["from_device"], int(r["from_port"][1:])): (r["to_device"], r["to_port"]) for r in rows}
-    by_slot = {dn.slot: dn for dn in nodes.values()}
-    src = inv.fabric.file
-    out: list[Finding] = []
     per_node = Counter(p.host for p in inv.ports)
     complete = {h for h, n in per_node.items() if n == fab.ports_per_node}
     ident = _identify(inv, nodes, plan, complete)
     numbers = _port_numbers(inv, nodes, plan, ident, complete)
+    out: list[Finding] = []
     seen: set[tuple[str, int]] = set()
     for p in inv.ports:
         dn = nodes.get(p.host)
-        if dn is None:
-            continue
-        port_no = numbers[(p.host, p.adapter_guid)]
-        seen.add((dn.slot, port_no))
-        want = plan.get((dn.slot, port_no))
-        hca = f"HCA {port_no} ({p.hca})" if p.hca else f"HCA {port_no}"
-        leaf = ident.get(p.switch, p.switch_name)
-        where = f"leaf {leaf} (\"{inv.fabric.switches[p.switch].description}\") port {p.switch_port}"
-        if want is None:
-            out.append(Finding("warning", "cable-unplanned", dn.rack, dn.u, dn.host, None, where,
-                               f"{fab.ports_per_node} fabric ports per node",
-                               f"{hca} cabled to {where}", "a port the plan does not have", src))
-            continue
-        if leaf != want[0]:
-            out.append(Finding("error", "cable-wrong-leaf", dn.rack, dn.u, dn.host, None, where,
-                               f"{dn.host} {hca} on leaf {want[0]} port {want[1]}",
-                               f"on {where}",
-                               f"rail {port_no - 1} traffic of {dn.host} lands on another leaf "
-                               "and crosses the spine tier (2 more switch hops) for every peer "
-                               "on its own rail", src))
-        elif p.switch_port != want[1]:
-            out.append(Finding("warning", "cable-wrong-port", dn.rack, dn.u, dn.host, None, where,
-                               f"{dn.host} {hca} on leaf {want[0]} port {want[1]}",
-                               f"leaf {leaf} port {p.switch_port}",
-                               "no bandwidth lost (same leaf), but the port map, monitoring "
-                               "labels and cable records disagree with the plan", src))
-        if p.gbit_s is not None and p.gbit_s < fab.link_gbit_s - 1e-6:
-            out.append(Finding("error", "link-degraded", dn.rack, dn.u, dn.host, None, where,
-                               f"{fab.link_gbit_s:g} Gb/s", f"{p.width}x{p.speed} = {p.gbit_s:g} Gb/s",
-                               f"{hca} runs at {p.gbit_s:g} instead of {fab.link_gbit_s:g} Gb/s: "
-                               f"the GPU on rail {port_no - 1} loses "
-                               f"{fab.link_gbit_s - p.gbit_s:g} Gb/s of scale-out", src))
-    hosts = {p.host for p in inv.ports}
+        if dn is not None:
+            port_no = numbers[(p.host, p.adapter_guid)]
+            seen.add((dn.slot, port_no))
+            out += _cable(p, dn, port_no, plan.get((dn.slot, port_no)), ident, fab, inv)
+    out += _missing(plan, nodes, {p.host for p in inv.ports}, seen, fab, inv.fabric.file)
+    for ad in inv.unmapped_adapters:
+        out.append(Finding("warning", "adapter-unmapped", None, None, None, None, f"GUID 0x{ad.guid}",
+                           "a NodeDescription \"<host> <hca>\" or a guid-map.txt entry",
+                           f"\"{ad.description}\"", "this adapter's cable cannot be checked "
+                           "against the plan; add the GUID to guid-map.txt", inv.fabric.file))
+    table = [(g, inv.fabric.switches[g].description, leaf) for g, leaf in sorted(ident.items())]
+    return out, table, []
+
+
+def _lane(fab, port_no: int) -> str:
+    """What a node port carries: a rail in a rail-optimized fabric, else the port."""
+    return f"rail {port_no - 1}" if fab.spec.kind == "rail_optimized" else f"port p{port_no}"
+
+
+def _cable(p, dn: DesignNode, port_no: int, want, ident, fab, inv: Inventory) -> list[Finding]:
+    """Findings of one discovered adapter cable against its planned (leaf, port)."""
+    src = inv.fabric.file  # type: ignore[union-attr]
+    hca = f"HCA {port_no} ({p.hca})" if p.hca else f"HCA {port_no}"
+    leaf = ident.get(p.switch, p.switch_name)
+    desc = inv.fabric.switches[p.switch].description  # type: ignore[union-attr]
+    where = f"leaf {leaf} (\"{desc}\") port {p.switch_port}"
+
+    def f(sev, check, expected, found, cost) -> Finding:
+        return Finding(sev, check, dn.rack, dn.u, dn.host, None, where, expected, found, cost, src)
+
+    if want is None:
+        return [f("warning", "cable-unplanned", f"{fab.ports_per_node} fabric ports per node",
+                  f"{hca} cabled to {where}", "a port the plan does not have")]
+    out = []
+    if leaf != want[0]:
+        out.append(f("error", "cable-wrong-leaf", f"{dn.host} {hca} on leaf {want[0]} port {want[1]}",
+                     f"on {where}", f"{_lane(fab, port_no)} traffic of {dn.host} lands on another "
+                     "leaf and crosses the spine tier (2 more switch hops) for every peer the "
+                     "plan puts on its own leaf"))
+    elif p.switch_port != want[1]:
+        out.append(f("warning", "cable-wrong-port", f"{dn.host} {hca} on leaf {want[0]} port {want[1]}",
+                     f"leaf {leaf} port {p.switch_port}", "no bandwidth lost (same leaf), but the "
+                     "port map, monitoring labels and cable records disagree with the plan"))
+    if p.gbit_s is not None and p.gbit_s < fab.link_gbit_s - 1e-6:
+        out.append(f("error", "link-degraded", f"{fab.link_gbit_s:g} Gb/s",
+                     f"{p.width}x{p.speed} = {p.gbit_s:g} Gb/s",
+                     f"{hca} runs at {p.gbit_s:g} instead of {fab.link_gbit_s:g} Gb/s: "
+                     f"{_lane(fab, port_no)} of {dn.host} loses {fab.link_gbit_s - p.gbit_s:g} Gb/s "
+                     "of scale-out"))
+    return out
+
+
+def _missing(plan, nodes: dict[str, DesignNode], hosts: set[str], seen, fab, src: str) -> list[Finding]:
+    """Planned cables of hosts seen in the fabric that the dump does not show."""
+    by_slot = {dn.slot: dn for dn in nodes.values()}
+    out = []
     for (slot, port_no), (leaf, lport) in sorted(plan.items()):
         dn = by_slot.get(slot)
         if dn and dn.host in hosts and (slot, port_no) not in seen:
             out.append(Finding("error", "link-missing", dn.rack, dn.u, dn.host, None,
                                f"leaf {leaf} port {lport}", f"HCA {port_no} cabled to leaf "
                                f"{leaf} port {lport}", "no link in ibnetdiscover",
-                               f"rail {port_no - 1} of {dn.host} is down: its GPU has no "
-                               "scale-out port of its own", src))
-    for ad in inv.unmapped_adapters:
-        out.append(Finding("warning", "adapter-unmapped", None, None, None, None, f"GUID 0x{ad.guid}",
-                           "a NodeDescription \"<host> <hca>\" or a guid-map.txt entry",
-                           f"\"{ad.description}\"", "this adapter's cable cannot be checked "
-                           "against the plan; add the GUID to guid-map.txt", src))
-    table = [(g, inv.fabric.switches[g].description, leaf) for g, leaf in sorted(ident.items())]
-    return out, table, []
+                               f"{_lane(fab, port_no)} of {dn.host} is down: that port's GPU has "
+                               "no scale-out port of its own", src))
+    return out
 
 
 def _port_numbers(inv: Inventory, nodes, plan, ident: dict[str, str], complete: set[str]

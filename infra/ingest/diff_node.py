@@ -8,13 +8,16 @@ bus ID; when the driver reports no module id the k-th GPU in file order is used.
 
 from __future__ import annotations
 
+from infra.analysis.bandwidth import SCALE_OUT
 from infra.ingest.costs import gpu_pcie_links, nic_path_gbit_s
+from infra.ingest.smi_text import PATH_CLASSES
 from infra.ingest.findings import Finding
 from infra.ingest.model import BuiltGpu, BuiltNode
 from infra.ingest.slots import DesignNode
 from infra.models.catalog import Catalog
 from infra.models.expand import expand_tray
 from infra.models.parts import Gpu
+from infra.topology.tray import tray_flows, tray_graph
 
 IDLE_STATES = {f"P{i}" for i in range(5, 16)}  # idle GPUs may lower their PCIe link speed
 
@@ -42,6 +45,11 @@ def node_findings(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> list[Fin
     def f(sev, check, gpu, expected, found, cost, source=src, port=None) -> None:
         out.append(Finding(sev, check, dn.rack, dn.u, dn.host, gpu, port, expected, found, cost, source))
 
+    wrong = _wrong_type(dn, node, catalog)
+    if wrong:
+        f("error", "gpu-type", None, *wrong)
+        return out  # per-GPU checks against another type's figures would only mislead
+
     missing = [(name, part) for name, part, g in matched if g is None]
     if missing:
         names = ", ".join(f"{n} (module {_module(matched, n)})" for n, _ in missing)
@@ -61,7 +69,103 @@ def node_findings(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> list[Fin
         _nvlink(dn, label, part, g, f, node)
         _fabric(dn, label, g, f)
     _tray_position(dn, node, f)
+    _nic_paths(dn, node, matched, catalog, f)
     return out
+
+
+PATH_MEANING = {"PHB": "through the CPU's PCIe host bridge (root complex)",
+                "NODE": "between PCIe host bridges of one CPU",
+                "SYS": "across the CPU socket interconnect (another NUMA node)",
+                "PXB": "through several PCIe switches"}
+
+
+def expected_nic_class(tray, catalog: Catalog, gpu: str) -> str | None:
+    """``topo -m`` class the design implies between ``gpu`` and its scale-out NIC: PIX
+    (at most one PCIe switch between them), PXB (several); None when the design's path
+    runs through a CPU or NVLink-C2C (not checked: topo -m only tells which socket)."""
+    g = tray_graph(tray, catalog)
+    classes = []
+    for fl in tray_flows(tray, catalog):
+        if fl.source != gpu or fl.network not in SCALE_OUT:
+            continue
+        inner = [b for _, b in fl.edges[:-1]]
+        if any(g.nodes[n]["kind"] in ("cpu", "c2c") for n in inner):
+            return None
+        classes.append("PIX" if len(inner) <= 1 else "PXB")
+    return min(classes, key=PATH_CLASSES.index) if classes else None
+
+
+def _nic_paths(dn, node: BuiltNode, matched, catalog, f) -> None:
+    if node.topo is None and node.pcie is None:
+        return
+    for name, _, g in matched:
+        if g is None:
+            continue
+        want = expected_nic_class(dn.tray, catalog, name)
+        if want is None:
+            continue
+        found = _topo_nic(node, g) if node.topo is not None else _lspci_nic(node, g)
+        if found is None:
+            continue
+        got, text, source = found
+        if PATH_CLASSES.index(got) <= PATH_CLASSES.index(want):
+            continue
+        label = f"{name} (module {g.module_id})" if g.module_id is not None else name
+        f("error", "nic-placement", label, f"a scale-out NIC at {want} (same PCIe switch, as "
+          f"the tray type {dn.tray.slug} wires it)", text,
+          f"GPUDirect RDMA of this GPU runs {PATH_MEANING.get(got, got)} instead of inside one "
+          "PCIe switch: it competes with host traffic there and NCCL may pick a farther NIC",
+          source)
+
+
+def _topo_nic(node: BuiltNode, g: BuiltGpu) -> tuple[str, str, str] | None:
+    row = f"GPU{node.gpus.index(g)}"
+    nic, got = node.topo.nearest_nic(row)  # type: ignore[union-attr]
+    if got is None:
+        return None
+    return got, f"nearest NIC {nic} at {got} ({row} in topo -m)", node.topo.file  # type: ignore[union-attr]
+
+
+NIC_VENDORS = ("15b3:", "1d0f:")  # Mellanox/NVIDIA networking, Amazon (EFA/ENA)
+
+
+def _lspci_nic(node: BuiltNode, g: BuiltGpu) -> tuple[str, str, str] | None:
+    """Class of the nearest NIC in the ``lspci -tv`` tree, in ``topo -m`` terms: a shared
+    switch is PIX, a shared root port PXB, a shared host bridge (root) PHB, another root
+    NODE (the tree does not tell whether that root is on the other socket)."""
+    tree = node.pcie
+    if tree is None or g.bus_id is None or g.bus_id not in {d.bus_id for d in tree.devices}:
+        return None
+    nics = [d for d in tree.devices if (d.vendor_device or "").startswith(NIC_VENDORS)
+            and d.secondary is None]
+    by = {d.bus_id: d for d in tree.devices}
+    best = None
+    for nic in nics:
+        common = tree.common_bridge(g.bus_id, nic.bus_id)
+        if common is not None:
+            cls = "PXB" if by[common].parent is None else "PIX"
+        else:
+            cls = "PHB" if by[g.bus_id].root == nic.root else "NODE"
+        if best is None or PATH_CLASSES.index(cls) < PATH_CLASSES.index(best[0]):
+            best = (cls, nic.bus_id)
+    if best is None:
+        return None
+    return best[0], f"nearest NIC {best[1]} at {best[0]} (lspci -tv)", tree.file
+
+
+def _wrong_type(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> tuple[str, str, str] | None:
+    """(expected, found, cost) when the node's GPUs are not the design's GPU type, judged
+    by PCI device id where the catalog records the type's ids."""
+    parts = {i.part.slug: i.part for i in expand_tray(dn.tray, catalog).of_kind("gpu")}
+    ids = {d for p in parts.values() for d in getattr(p, "pci_device_ids", [])}
+    seen = {g.pci_device_id for g in node.gpus if g.pci_device_id}
+    if not ids or not seen or seen <= ids:
+        return None
+    products = sorted({g.product for g in node.gpus if g.product})
+    return (f"{', '.join(parts)} (PCI id {', '.join(sorted(ids))}) in {dn.tray.slug}",
+            f"{', '.join(products)} (PCI id {', '.join(sorted(seen))})",
+            "another GPU type than designed: every figure of the design for this node "
+            "(FLOPS, memory, power, NVLink) is wrong; other checks skipped for it")
 
 
 def _module(matched, name: str) -> int:

@@ -157,6 +157,8 @@ def _links(raw, switches, aggregation) -> tuple[IbLink, ...]:
             sw, sp, other, op, okind = peer, pport, local, port, "H"
         else:
             continue  # adapter-to-adapter (back-to-back): no switch port to check
+        if sw not in switches:
+            continue  # the far switch's own block is missing (a cut-short dump)
         key = tuple(sorted([(sw, sp), (other, op)]))
         if key in seen:
             continue

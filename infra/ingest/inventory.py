@@ -5,11 +5,12 @@ Layout (one directory per host, named by its host name; the fabric files at the 
     INVENTORY/
       ibnetdiscover.txt        # `ibnetdiscover` run on one host per fabric segment
       guid-map.txt             # optional node-name-map: 0x<node guid> "<host> <hca>"
-      r01-t01/
+      r001n01/
         nvidia-smi-q.xml       # `nvidia-smi -q -x`
         topo-m.txt             # `nvidia-smi topo -m`            (optional)
         nvlink-s.txt           # `nvidia-smi nvlink -s`          (optional)
         nccl-topo.xml          # NCCL_TOPO_DUMP_FILE             (optional)
+        lspci-tv.txt           # `lspci -tvnn`                   (optional)
 
 Examples
 --------
@@ -27,6 +28,7 @@ from pathlib import Path
 from infra.ingest.base import InventoryError, norm_bus_id
 from infra.ingest.ibnet import IbFabric, parse_guid_map, parse_ibnet
 from infra.ingest.model import BuiltGpu, BuiltNic, BuiltNode, FabricPort, Inventory
+from infra.ingest.lspci import parse_lspci
 from infra.ingest.nccl import NcclTopo, parse_nccl_topo
 from infra.ingest.smi_text import NvlinkGpu, TopoMatrix, parse_nvlink, parse_topo
 from infra.ingest.smi_xml import SmiGpu, parse_smi_xml
@@ -35,6 +37,7 @@ SMI_FILES = ("nvidia-smi-q.xml", "nvidia-smi.xml", "smi.xml")
 TOPO_FILES = ("topo-m.txt", "nvidia-smi-topo-m.txt")
 NVLINK_FILES = ("nvlink-s.txt", "nvidia-smi-nvlink-s.txt")
 NCCL_FILES = ("nccl-topo.xml", "nccl_topo.xml")
+LSPCI_FILES = ("lspci-tv.txt", "lspci-tvnn.txt")
 IB_FILES = ("ibnetdiscover.txt", "ibnetdiscover.out")
 GUID_MAP_FILES = ("guid-map.txt", "node-name-map.txt")
 
@@ -75,18 +78,24 @@ def _node(d: Path) -> BuiltNode:
                              hint=f"save `nvidia-smi -q -x > {d.name}/{SMI_FILES[0]}`")
     smi = parse_smi_xml(smi_path)
     files = [str(smi_path)]
-    topo = nvl = nccl = None
+    topo = nvl = nccl = pcie = None
     if p := _first(d, TOPO_FILES):
-        topo, _ = parse_topo(p), files.append(str(p))
+        topo = parse_topo(p)
+        files.append(str(p))
     if p := _first(d, NVLINK_FILES):
-        nvl, _ = parse_nvlink(p), files.append(str(p))
+        nvl = parse_nvlink(p)
+        files.append(str(p))
     if p := _first(d, NCCL_FILES):
-        nccl, _ = parse_nccl_topo(p), files.append(str(p))
+        nccl = parse_nccl_topo(p)
+        files.append(str(p))
+    if p := _first(d, LSPCI_FILES):
+        pcie = parse_lspci(p)
+        files.append(str(p))
     by_uuid = {g.uuid: g for g in nvl or () if g.uuid}
     nccl_gpus = _local(nccl)
     gpus = tuple(_gpu(g, by_uuid.get(g.uuid), nccl_gpus.get(g.bus_id), nvl, nccl) for g in smi.gpus)
     return BuiltNode(d.name, gpus, _nics(nccl, topo), smi.driver_version, smi.attached_gpus,
-                     tuple(files), topo)
+                     tuple(files), topo, pcie)
 
 
 def _local(nccl: NcclTopo | None) -> dict:
@@ -114,7 +123,8 @@ def _gpu(g: SmiGpu, nvl: NvlinkGpu | None, nc, nvl_dump, nccl_dump) -> BuiltGpu:
     return BuiltGpu(g.uuid, g.serial, g.module_id, g.product_name, g.pci_device_id,
                     g.chassis_serial, g.slot_number, g.tray_index, g.performance_state,
                     gen, g.pcie_max_gen, width, g.pcie_max_width, g.fabric_state,
-                    g.fabric_status, g.cluster_uuid, g.clique_id, active, inactive, rate, src)
+                    g.fabric_status, g.cluster_uuid, g.clique_id, active, inactive, rate, src,
+                    g.bus_id)
 
 
 def _nics(nccl: NcclTopo | None, topo: TopoMatrix | None) -> tuple[BuiltNic, ...]:

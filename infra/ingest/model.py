@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from infra.ingest.base import zero_uuid
 from infra.ingest.ibnet import IbAdapter, IbFabric
+from infra.ingest.lspci import PciTree
 from infra.ingest.smi_text import TopoMatrix
 
 
@@ -40,6 +41,7 @@ class BuiltGpu:
     nvlinks_inactive: int | None
     nvlink_line_gbyte_s: float | None  # per-link line rate as the tool printed it
     nvlink_source: str | None
+    bus_id: str | None = None  # joins dumps of this node's one capture; never an identity
 
     @property
     def key(self) -> str:
@@ -76,6 +78,7 @@ class BuiltNode:
     attached_gpus: int | None
     files: tuple[str, ...]
     topo: TopoMatrix | None = None
+    pcie: PciTree | None = None  # lspci -tv
 
 
 @dataclass(frozen=True)

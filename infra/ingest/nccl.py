@@ -9,7 +9,7 @@ Examples
 --------
 >>> from pathlib import Path
 >>> root = Path(__file__).resolve().parents[2] / "tests/fixtures/inventory/gb200-nvl72"
->>> topo = parse_nccl_topo(root / "r01-t07/nccl-topo.xml")
+>>> topo = parse_nccl_topo(root / "r001n07/nccl-topo.xml")
 >>> [(g.dev, g.nvswitch_links) for g in topo.gpus]
 [(0, 17), (1, 18), (2, 18), (3, 18)]
 """

@@ -133,7 +133,7 @@ class NvlinkGpu:
 
 
 _GPU_LINE = re.compile(r"^GPU (\d+): (.*?)(?: \(UUID: ([^)]*)\))?\s*$")
-_LINK_LINE = re.compile(r"^\s*Link (\d+): (?:([\d.]+) GB/s|<inactive>)\s*$")
+_LINK_LINE = re.compile(r"^\s*Link (\d+): (?:(\d+(?:\.\d+)?) GB/s|<inactive>)\s*$")
 
 
 def parse_nvlink(path: Path | str) -> tuple[NvlinkGpu, ...]:

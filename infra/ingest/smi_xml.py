@@ -10,7 +10,7 @@ Examples
 --------
 >>> from pathlib import Path
 >>> root = Path(__file__).resolve().parents[2] / "tests/fixtures/inventory/gb200-nvl72"
->>> log = parse_smi_xml(root / "r01-t01/nvidia-smi-q.xml")
+>>> log = parse_smi_xml(root / "r001n01/nvidia-smi-q.xml")
 >>> [(g.module_id, g.serial[-3:], g.clique_id) for g in log.gpus][:2]
 [(2, '001', 1), (1, '001', 1)]
 """

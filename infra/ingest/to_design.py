@@ -183,19 +183,3 @@ def _layout_name(racks: dict[str, dict], layout: dict) -> str:
     name = f"rack{len(racks) + 1}"
     racks[name] = layout
     return name
-
-
-def write_design(draft: DraftDesign, path: Path | str) -> Path:
-    """Write the draft atomically."""
-    from infra.models.yamlio import read_yaml  # noqa: F401 - same YAML dialect as designs
-
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(draft.to_yaml(), encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InfraError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path

@@ -2,27 +2,132 @@
 
 from __future__ import annotations
 
+import types
+import typing
 from typing import Annotated, Literal
 
+import annotated_types as at
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Strict as _StrictType
+
+# Numeric domains (issue 18). Every number read from a file is finite (no inf/NaN, also
+# not as the strings "inf" or "1e999"), is a real number (no booleans: `count: yes`
+# is an error) and has a physical upper bound that the JSON Schema states. Counts are
+# exact integers (no 4.0). The bounds are far above any real part, so they only catch
+# typos and absurd inputs; they keep every figure the analyses compute finite.
+MAX_COUNT = 10**12  # any one count in a file; also the largest design supported (GPUs)
+MAX_PER_RACK = 1_000  # units of one type in one rack layout (a 60U rack of 0U PDUs...)
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$", max_length=80)]
-Count = Annotated[int, Field(ge=0)]
-PositiveCount = Annotated[int, Field(ge=1)]
-NonNegFloat = Annotated[float, Field(ge=0)]
-PosFloat = Annotated[float, Field(gt=0)]
-PcieGen = Annotated[int, Field(ge=1, le=6)]
+Count = Annotated[int, _StrictType(), Field(ge=0, le=MAX_COUNT)]
+PositiveCount = Annotated[int, _StrictType(), Field(ge=1, le=MAX_COUNT)]
+PerRackCount = Annotated[int, _StrictType(), Field(ge=1, le=MAX_PER_RACK)]
+NonNegFloat = Annotated[float, _StrictType(), Field(ge=0)]
+PosFloat = Annotated[float, _StrictType(), Field(gt=0)]
+Probability = Annotated[float, _StrictType(), Field(ge=0, le=1)]
+PcieGen = Annotated[int, _StrictType(), Field(ge=1, le=6)]
 Lanes = Literal[1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 144]
 
 # How sure a figure is (legend of hardware-facts.md §0), plus 'assumption' for a value
-# this project chose where no public figure exists (stated in the entry's notes).
-SourceTag = Literal["D", "V", "A", "3P", "AN", "DER", "assumption"]
+# this project chose where no public figure exists (stated in the entry's notes) and
+# 'estimate' for a figure derived by a stated method (the source title gives the method)
+# where no vendor publishes one.
+SourceTag = Literal["D", "V", "A", "3P", "AN", "DER", "assumption", "estimate"]
+
+
+# Upper bounds by field name (units are in the names, see style.md): the first match
+# wins. A field with its own upper bound keeps it.
+PHYSICAL_MAX: tuple[tuple[str, str, float, str], ...] = (
+    # (how the name matches: "in" / "end" / "start" / "is", key, bound, why)
+    ("in", "fraction", 1.0, "a fraction"),
+    ("is", "u_height", 60, "no rack is taller than 60U"),
+    ("end", "_ghz", 10.0, "no CPU clocks above 10 GHz"),
+    ("end", "_tbyte_s", 1_000.0, "1 PB/s per device"),
+    ("end", "_gbyte_s", 100_000.0, "100 TB/s per link or device"),
+    ("end", "gbit_s", 100_000.0, "100 Tb/s per port"),
+    ("end", "_gb", 1_000_000.0, "1 PB of memory per device"),
+    ("end", "_kw", 100_000.0, "100 MW per unit"),
+    ("end", "_w", 100_000.0, "no single part draws 100 kW"),
+    ("end", "_m", 1_000_000.0, "1,000 km"),
+    ("end", "usd", 1e12, "a trillion dollars per item"),
+    ("end", "_per_year", 10_000.0, "about one event an hour"),
+    ("end", "_hours", 100_000.0, "11 years"),
+    ("end", "_minutes", 1_000_000.0, "2 years"),
+    ("end", "_seconds", 10_000_000.0, "4 months"),
+    ("end", "_tflops", 1e7, "10 EFLOPS per device"),
+    ("start", "fp", 1e7, "10 EFLOPS per device (TFLOPS)"),
+    ("is", "tf32", 1e7, "10 EFLOPS per device (TFLOPS)"),
+    ("is", "bf16", 1e7, "10 EFLOPS per device (TFLOPS)"),
+    ("is", "int8", 1e7, "10 EFLOPS per device (TFLOPS)"),
+)
+
+_MATCH = {"in": lambda n, k: k in n, "end": str.endswith, "start": str.startswith,
+          "is": str.__eq__}
+
+
+def _numeric(annotation: object) -> type | None:
+    """``int`` or ``float`` if the annotation is one (possibly optional), else None."""
+    if annotation in (int, float):
+        return annotation  # type: ignore[return-value]
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _numeric(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        found = {_numeric(a) for a in typing.get_args(annotation) if a is not type(None)}
+        return found.pop() if len(found) == 1 else None
+    return None
+
+
+def physical_bound(name: str, kind: type) -> tuple[float, str] | None:
+    """The upper bound applied to a numeric field ``name`` (see :data:`PHYSICAL_MAX`).
+
+    Examples
+    --------
+    >>> physical_bound("tdp_w", float)
+    (100000.0, 'no single part draws 100 kW')
+    >>> physical_bound("ports", int)
+    (1000000000000, 'a count')
+    """
+    for how, key, bound, why in PHYSICAL_MAX:
+        if _MATCH[how](name, key):
+            return bound, why
+    if kind is int:
+        return MAX_COUNT, "a count"
+    return None
+
+
+def _bounded(metadata: list) -> bool:
+    return any(isinstance(m, (at.Le, at.Lt)) for m in metadata) or any(
+        isinstance(m, at.Interval) and (m.le is not None or m.lt is not None) for m in metadata)
 
 
 class Strict(BaseModel):
-    """Forbids unknown keys (a typo is an error, not silently ignored) and mutation."""
+    """Forbids unknown keys (a typo is an error, not silently ignored) and mutation.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    Numbers are finite and strict (no booleans, no strings, no 4.0 for a count), and
+    each numeric field gets the physical upper bound of :func:`physical_bound`.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True,
+                              allow_inf_nan=False)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        changed = False
+        for name, info in cls.model_fields.items():
+            kind = _numeric(info.annotation)
+            if kind is None:
+                continue
+            if not any(isinstance(m, _StrictType) for m in info.metadata):
+                info.metadata.append(_StrictType())
+                changed = True
+            bound = physical_bound(name, kind)
+            if bound is not None and not _bounded(info.metadata):
+                info.metadata.append(at.Le(bound[0]))
+                changed = True
+        if changed:
+            cls.model_rebuild(force=True)
 
 
 class Source(Strict):
@@ -35,7 +140,7 @@ class Source(Strict):
 
     @model_validator(mode="after")
     def _url_needed(self):  # noqa: ANN202
-        if self.url is None and self.tag not in ("assumption", "DER"):
+        if self.url is None and self.tag not in ("assumption", "DER", "estimate"):
             raise ValueError(f"source {self.id!r} ({self.tag}) needs a url")
         return self
 

@@ -34,6 +34,30 @@ class Part(Sourced):
         """Power used in power/cooling sums: TDP for chips, max draw for systems."""
         return getattr(self, "tdp_w", None) or getattr(self, "max_power_w", None)
 
+    @property
+    def power_field(self) -> str:
+        """Name of the field that holds :attr:`power_w` (for its source and tag)."""
+        return "tdp_w" if getattr(self, "tdp_w", None) else "max_power_w"
+
+    @property
+    def typical_power_w(self) -> float | None:
+        """Typical draw when published, else the maximum (a conservative stand-in)."""
+        return getattr(self, "typical_w", None) or self.power_w
+
+
+class Powered(Strict):
+    """Power figures beside a part's maximum (``tdp_w`` / ``max_power_w``).
+
+    ``typical_w`` is the vendor's typical draw; ``power_covered_by`` names the part
+    whose published figure already includes this one (so it adds 0 W on purpose);
+    ``power_bound_w`` is an upper bound stated where no figure or estimate exists, so
+    an unknown is never an unbounded silent 0 W.
+    """
+
+    typical_w: PosFloat | None = None
+    power_covered_by: Slug | None = None
+    power_bound_w: PosFloat | None = None
+
 
 class Ref(Strict):
     """A template reference to another catalog type: ``{type: slug, count: n}``."""
@@ -78,7 +102,7 @@ class PcieHost(Strict):
     lanes: Lanes
 
 
-class Gpu(Part):
+class Gpu(Part, Powered):
     kind: Literal["gpu"] = "gpu"
     form_factor: str
     hbm_gb: PosFloat | None = None
@@ -88,6 +112,8 @@ class Gpu(Part):
     mamf_bf16_tflops: PosFloat | None = None  # measured max achievable BF16 matmul
     scale_up: ScaleUpPorts | None = None
     host_pcie: PcieHost | None = None  # None when the host link is NVLink-C2C
+    # CUDA compute capability "major.minor" (NVIDIA only; NCCL's <gpu sm=...> is it x 10)
+    compute_capability: Annotated[str, Field(pattern=r"^\d+\.\d$")] | None = None
     # PCI device ids the driver reports for this GPU (``0x2330``), for matching
     # inventory dumps (nvidia-smi ``pci_device_id``) to catalog types
     pci_device_ids: list[Annotated[str, Field(pattern=r"^0x[0-9a-f]{4}$")]] = []
@@ -100,9 +126,19 @@ class Gpu(Part):
         return self.mamf_bf16_tflops / peak
 
 
-class Cpu(Part):
+class CpuId(Strict):
+    """What the OS (and NCCL's topology XML) reports for a CPU: ISA, CPUID vendor/family/model."""
+
+    isa: Literal["x86_64", "arm64", "ppc64"]
+    vendor: str | None = None  # CPUID vendor string, x86 only (GenuineIntel, AuthenticAMD)
+    family: int | None = None  # CPUID display family
+    model: int | None = None  # CPUID display model
+
+
+class Cpu(Part, Powered):
     kind: Literal["cpu"] = "cpu"
     architecture: str
+    cpuid: CpuId | None = None
     cores: PositiveCount
     base_ghz: PosFloat | None = None
     memory_gb: PosFloat | None = None
@@ -112,7 +148,7 @@ class Cpu(Part):
     tdp_w: PosFloat | None = None
 
 
-class Superchip(Part):
+class Superchip(Part, Powered):
     """CPU(s) and GPU(s) joined by NVLink-C2C in one module (explicit composition)."""
 
     kind: Literal["superchip"] = "superchip"
@@ -143,7 +179,7 @@ class NicInterface(Strict):
     protocols: list[str] = []
 
 
-class Nic(Part):
+class Nic(Part, Powered):
     kind: Literal["nic"] = "nic"
     role: Literal["nic", "dpu", "supernic"] = "nic"
     ports: list[NicPort]
@@ -174,14 +210,14 @@ class Nic(Part):
         return sum(p.gbit_s for p in self.ports)
 
 
-class PcieSwitch(Part):
+class PcieSwitch(Part, Powered):
     kind: Literal["pcie_switch"] = "pcie_switch"
     gen: PcieGen
     lanes: PositiveCount | None = None
     max_power_w: PosFloat | None = None
 
 
-class NvlinkSwitchChip(Part):
+class NvlinkSwitchChip(Part, Powered):
     kind: Literal["nvlink_switch_chip"] = "nvlink_switch_chip"
     technology: str
     ports: PositiveCount
@@ -189,14 +225,14 @@ class NvlinkSwitchChip(Part):
     max_power_w: PosFloat | None = None
 
 
-class NvlinkSwitchTray(Part):
+class NvlinkSwitchTray(Part, Powered):
     kind: Literal["nvlink_switch_tray"] = "nvlink_switch_tray"
     u_height: PosFloat
     chips: Ref
     max_power_w: PosFloat | None = None
 
 
-class NetworkSwitch(Part):
+class NetworkSwitch(Part, Powered):
     kind: Literal["network_switch"] = "network_switch"
     asic: str
     protocol: Literal["infiniband", "ethernet", "pcie", "other"]
@@ -212,7 +248,7 @@ class NetworkSwitch(Part):
         return self.ports * self.port_gbit_s / 1000
 
 
-class Optic(Part):
+class Optic(Part, Powered):
     kind: Literal["optic"] = "optic"
     form_factor: str
     gbit_s: PosFloat
@@ -221,7 +257,7 @@ class Optic(Part):
     max_power_w: PosFloat | None = None
 
 
-class Cable(Part):
+class Cable(Part, Powered):
     kind: Literal["cable"] = "cable"
     medium: Literal["copper_passive", "copper_active", "aoc", "fiber"]
     gbit_s: PosFloat

@@ -118,8 +118,15 @@ def load_design(path: Path | str, catalog: Catalog | None = None) -> ResolvedDes
         Contents over a rack's U height; domains that do not divide the racks.
     """
     path = Path(path)
+    return design_from_data(read_yaml(path, DesignError), path, catalog)
+
+
+def design_from_data(data: object, path: Path | str, catalog: Catalog | None = None
+                     ) -> ResolvedDesign:
+    """Validate and resolve design data already parsed (a sweep's scenario, a notebook's
+    dict); ``path`` is the file that errors name (the data's origin)."""
+    path = Path(path)
     catalog = catalog or load_catalog()
-    data = read_yaml(path, DesignError)
     if not isinstance(data, dict):
         raise DesignError("a design file must be a YAML mapping", file=str(path), line=1,
                           hint="start with 'name:', 'racks:', 'build:'")
@@ -249,9 +256,18 @@ class _Resolver:
             if unit.placement == "in_rack":  # type: ignore[attr-defined]
                 raise self.err(f"{unit.slug!r} is an in-rack unit", ("pods", name, "cooling", ci),
                                hint="mount it in a rack layout's contents")
-            self.out.pod_cooling.append(
-                PodCoolingUse(unit, c.count, name, mult, tuple(pod.racks.items()))  # type: ignore[arg-type]
+            self.out.pod_cooling.append(  # a pod's unit serves its nested pods' racks too
+                PodCoolingUse(unit, c.count, name, mult, tuple(self.pod_racks(name).items()))  # type: ignore[arg-type]
             )
+
+    def pod_racks(self, name: str) -> Counter:
+        """Rack layouts in one instance of pod ``name``, nested pods included."""
+        out: Counter = Counter(self.d.pods[name].racks)
+        for sub, n in self.d.pods[name].pods.items():
+            inner = self.pod_racks(sub) if sub in self.d.pods else Counter({sub: 1})
+            for rack, k in inner.items():
+                out[rack] += n * k
+        return out
 
     def pod_domains(self, name: str, pod, mult: int) -> None:
         switched = {r: n for r, n in pod.racks.items()

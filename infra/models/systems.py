@@ -14,9 +14,26 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from infra.models.base import Lanes, NonNegFloat, PosFloat, PositiveCount, Slug, Strict
-from infra.models.parts import Part
+from infra.models.parts import Part, Powered
 
 CoolingMedium = Literal["liquid", "air"]
+# Supply redundancy: N (no spare), N+1 / N+2 (spare units), N+N (two feeds, each able
+# to carry the load on its half of the units).
+Redundancy = Literal["N", "N+1", "N+2", "N+N"]
+
+
+def usable_units(units: int, redundancy: Redundancy | None) -> int:
+    """Units whose capacity is usable under ``redundancy`` (None: all, as installed).
+
+    Examples
+    --------
+    >>> usable_units(6, "N+1"), usable_units(6, "N+2"), usable_units(8, "N+N")
+    (5, 4, 4)
+    """
+    spare = {None: 0, "N": 0, "N+1": 1, "N+2": 2}.get(redundancy)
+    if spare is None:  # N+N
+        return units // 2
+    return max(units - spare, 0)
 Network = Literal["scale_out", "front_end", "converged", "management"]
 
 
@@ -43,7 +60,7 @@ class NicAssignment(Strict):
     to: str
 
 
-class ComputeTray(Part):
+class ComputeTray(Part, Powered):
     kind: Literal["compute_tray"] = "compute_tray"
     form: Literal["tray", "server"] = "tray"
     u_height: PosFloat
@@ -52,6 +69,10 @@ class ComputeTray(Part):
     nic_assignments: list[NicAssignment] = []
     max_power_w: PosFloat | None = None  # published whole-system figure, if any
     overhead_w: NonNegFloat | None = None  # fans, boards, drives beyond listed parts
+    overhead_typical_w: NonNegFloat | None = None  # typical of the same (default: overhead_w)
+    psus: PositiveCount | None = None  # the server's own PSUs, when it has them
+    psu_w: PosFloat | None = None
+    psu_redundancy: Redundancy | None = None
     analyst_only: list[str] = []  # what in this template rests only on analyst reports
 
     @model_validator(mode="after")
@@ -63,12 +84,33 @@ class ComputeTray(Part):
         return self
 
 
+class Envelope(Strict):
+    """A published power envelope of a whole rack or system, shown beside the tool's
+    computed figure. ``source`` is the id of one of the entry's sources."""
+
+    label: str
+    max_kw: PosFloat | None = None
+    typical_kw: PosFloat | None = None
+    liquid_kw: PosFloat | None = None
+    air_kw: PosFloat | None = None
+    source: str
+
+
 class Rack(Part):
     kind: Literal["rack"] = "rack"
     u_height: PositiveCount
     cooling: Literal["air", "liquid", "hybrid"]
     max_power_kw: PosFloat | None = None  # feed / busbar limit when published
     reference_it_kw: PosFloat | None = None  # published (often analyst) whole-rack estimate
+    envelopes: list[Envelope] = []
+
+    @model_validator(mode="after")
+    def _envelope_sources(self):  # noqa: ANN202
+        ids = {s.id for s in self.sources}
+        for e in self.envelopes:
+            if e.source not in ids:
+                raise ValueError(f"envelope {e.label!r}: source {e.source!r} not among {sorted(ids)}")
+        return self
 
 
 class PowerShelf(Part):
@@ -77,6 +119,15 @@ class PowerShelf(Part):
     capacity_kw: PosFloat
     psus: PositiveCount | None = None
     psu_kw: PosFloat | None = None
+    psu_redundancy: Redundancy | None = None  # None: not published (installed sum used)
+    efficiency: float | None = Field(default=None, gt=0, le=1)  # AC->DC, when published
+
+    @property
+    def usable_kw(self) -> float:
+        """Capacity usable under the shelf's PSU redundancy."""
+        if self.psus is None or self.psu_kw is None or self.psu_redundancy is None:
+            return self.capacity_kw
+        return min(self.capacity_kw, usable_units(self.psus, self.psu_redundancy) * self.psu_kw)
 
 
 class Pdu(Part):
@@ -85,7 +136,7 @@ class Pdu(Part):
     capacity_kw: PosFloat
 
 
-class CoolingUnit(Part):
+class CoolingUnit(Part, Powered):
     """A unit that removes heat: CDU (liquid), heat exchanger or CRAH (air).
 
     ``capacity_kw`` is the heat the unit removes. Modular units (AWS's IRHX adds fan
@@ -103,7 +154,7 @@ class CoolingUnit(Part):
     max_power_w: PosFloat | None = None
 
 
-class GenericUnit(Part):
+class GenericUnit(Part, Powered):
     """A rack-mounted unit with no analysis of its own (management switch, shelf...)."""
 
     kind: Literal["rack_unit"] = "rack_unit"
@@ -115,6 +166,7 @@ class GenericUnit(Part):
 __all__ = [
     "ComputeTray",
     "CoolingUnit",
+    "Envelope",
     "GenericUnit",
     "NicAssignment",
     "Pdu",

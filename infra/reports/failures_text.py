@@ -49,6 +49,8 @@ def render_review(data: dict[str, Any]) -> str:
            f"  rates: {', '.join(data['design']['rates_files'])}", ""]
     width = max(len(k) for k in m)
     out += [f"  {k.ljust(width)}  {sig(v):>12}  {unit(k)}" for k, v in m.items()]
+    for a in t.get("job_assumptions", []):
+        out.append(f"  goodput assumes {a['item']} = {sig(a['value'])} [{a['tag']}: {a['basis']}]")
     out += ["", "Failures per component (events = count x rate; share of interrupting events):",
             table(_pretty(_cut(t["failures"], "component")), FAILURE_COLUMNS)]
     out += ["", f"Job of {m['job_gpus']} GPUs: interruptions per day by kind:",

@@ -9,7 +9,7 @@ from typing import Any
 from infra.reports.atomic import write_text_atomic
 
 
-_ROW = json.JSONEncoder(separators=(", ", ": "), default=str).encode  # C encoder, built once
+_ROW = json.JSONEncoder(separators=(", ", ": "), default=str, allow_nan=False).encode  # C encoder, built once
 
 
 def to_json(data: dict[str, Any]) -> str:
@@ -50,7 +50,7 @@ def _encode(value: Any, depth: int):
         rows = (inner + _ROW(r) for r in value)
         yield "[\n" + ",\n".join(rows) + "\n" + pad + "]"
     else:
-        yield json.dumps(value, indent=2, default=str).replace("\n", "\n" + pad)
+        yield json.dumps(value, indent=2, default=str, allow_nan=False).replace("\n", "\n" + pad)
 
 
 def write_json(data: dict[str, Any], path: Path) -> Path:

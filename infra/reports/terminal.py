@@ -19,7 +19,8 @@ DEFAULT_WIDTH = 100
 HEADLINE = [
     "gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "hbm_tbyte_s",
     "peak_dense_pflops_bf16", "peak_dense_pflops_fp8", "peak_dense_pflops_fp4",
-    "achievable_pflops_bf16", "it_power_kw", "facility_power_kw", "liquid_heat_kw",
+    "achievable_pflops_bf16", "it_power_kw", "it_power_typical_kw", "facility_power_kw",
+    "liquid_heat_kw",
     "air_heat_kw", "scale_up_domains", "scale_up_domain_gpus", "scale_up_gbyte_s_per_gpu",
     "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
     "front_end_gbit_s_per_tray", "pcie_max_oversubscription", "worst_single_failure_gpus",
@@ -34,6 +35,10 @@ SECTIONS = [
     ("power_by_rack", "Power per rack", ["layout", "racks", "it_kw_per_rack", "liquid_kw_per_rack",
                                          "air_kw_per_rack", "supply_kw_per_rack",
                                          "published_estimate_kw_per_rack"]),
+    ("power_envelopes", "Published power envelopes vs computed (difference in %)", [
+        "scope", "figure", "computed_kw", "published_kw", "difference_pct", "envelope"]),
+    ("power_supply", "Rack power supply", ["layout", "installed_kw", "redundancy", "usable_kw",
+                                           "load_kw", "survives_one_feed_loss"]),
     ("cooling", "Cooling", ["unit", "removes", "heat_kw", "capacity_kw", "needed", "installed",
                             "total_units"]),
     ("bandwidth", "Per-GPU bandwidth by tray type (per direction)", [
@@ -98,18 +103,21 @@ def table(rows: list[dict], columns: list[str] | None = None, none: str = "-", *
     # below ~10 characters a column's words are cut into syllables: print records instead
     need = sum(min(max(len(w) for text in [n, *(row[i] for row in cells)] for w in text.split()),
                    10) + 1 for i, n in enumerate(names))
-    for keep_words in (True, False) if wide or need <= width + 1 else ():
+    tries = ((True, False), (True, True), (False, False))  # (keep words, wrap number headers)
+    for keep_words, wrap_heads in tries if wide or need <= width + 1 else ():
         console = Console(file=io.StringIO(), width=width, color_system=None,
                           force_terminal=False, highlight=False, emoji=False, markup=False)
-        console.print(_rich_table(names, cells, wide, width if keep_words else 0), crop=False)
+        console.print(_rich_table(names, cells, wide, width if keep_words else 0, wrap_heads),
+                      crop=False)
         lines = [line.rstrip() for line in console.file.getvalue().rstrip("\n").split("\n")]
         if wide or max(len(line) for line in lines) <= width:
             return "\n".join("  " + line for line in lines)
     return "\n\n".join("\n".join(f"  {n}: {v}" for n, v in zip(names, row)) for row in cells)
 
 
-def _rich_table(names: list[str], cells: list[list[str]], wide: bool, width: int):
-    """A rich Table; with ``width`` a text column keeps its longest word whole (up to 1/4)."""
+def _rich_table(names: list[str], cells: list[list[str]], wide: bool, width: int,
+                wrap_heads: bool = False):
+    """A rich Table; with ``width`` columns keep their words whole where they can."""
     from rich.box import Box
     from rich.table import Table
 
@@ -118,7 +126,15 @@ def _rich_table(names: list[str], cells: list[list[str]], wide: bool, width: int
     for i, name in enumerate(names):
         numeric = all(_num(row[i]) or row[i] in BLANKS for row in cells)
         longest_word = max((len(w) for row in cells for w in row[i].split()), default=1)
-        keep = min(longest_word, max(width // 4, 8)) if width and not numeric else None
+        head_word = max((len(w) for w in name.split()), default=1)
+        if not width or numeric:
+            keep = None
+        else:  # a text column keeps its longest word (a slug) whole, up to a third
+            keep = min(max(longest_word, head_word), max(width // 3, 8))
+        if wrap_heads and numeric:  # as narrow as its numbers or its longest header word
+            cap = max([head_word] + [len(row[i]) for row in cells])
+            name = "\n".join(textwrap.wrap(name, cap, break_long_words=False,
+                                           break_on_hyphens=False))
         t.add_column(name, justify="right" if numeric else "left", overflow="fold",
                      no_wrap=wide, min_width=keep)
     for row in cells:
@@ -136,7 +152,9 @@ def metric_lines(m: dict[str, Any], keys: list[str]) -> list[str]:
     for k in keys:
         value = fmt(m[k])
         unit = metric_unit(k)
-        if k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
+        if k == "capex_priced_usd" and m.get("capex_unpriced_sku_count") and m[k] is None:
+            unit += f" ({_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
+        elif k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
             unit += f" (lower bound: {_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
         if k == "capex_priced_usd" and m.get("capex_scope"):
             unit += f", scope {m['capex_scope']}"
@@ -157,7 +175,7 @@ def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None,
             if k in m and not (k.startswith(FABRIC_METRICS) and not t.get("fabric"))]
     out += metric_lines(m, keys)
     for name, title, cols in SECTIONS:
-        if name not in t or (name == "fabric" and not t[name]):
+        if name not in t or (name in ("fabric", "power_envelopes", "power_supply") and not t[name]):
             continue
         if name == "blast_radius":
             title += f" ({_partition_mode(t)} NVLink partitions)"

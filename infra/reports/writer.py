@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("json", "xlsx", "md", "svg", "png", "dot")
+FORMATS = ("json", "xlsx", "md", "html", "svg", "png", "dot")
 DIAGRAM_FORMATS = ("svg", "png", "dot")
 
 
@@ -44,12 +44,13 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
     tmp = None
     want_png = (diagrams and "xlsx" in formats and analysis is not None
                 and "png" not in diagram_fmts)
-    if analysis is not None and (diagram_fmts or want_png):
-        if want_png:
+    want_svg = diagrams and "html" in formats and analysis is not None  # inlined in the page
+    if analysis is not None and (diagram_fmts or want_png or want_svg):
+        if want_png or (want_svg and "svg" not in diagram_fmts):
             tmp = tempfile.TemporaryDirectory()
         _diagrams(analysis, data, highlight, diagram_fmts, outdir / stem,
                   Path(tmp.name) if tmp else None, res, pngs, diagram_files,
-                  embed_pngs=diagrams and "xlsx" in formats)
+                  embed_pngs=diagrams and "xlsx" in formats, want_svg=want_svg)
     try:
         for fmt in formats:
             path = outdir / f"{stem}.{fmt}"
@@ -67,6 +68,12 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
 
                 pngs.wait()
                 res.written.append(write_markdown(data, path, diagram_files))
+            elif fmt == "html":
+                from infra.reports.html_report import design_html, write_html
+
+                pngs.wait()
+                sources = _sources(data, analysis) if analysis is not None else []
+                res.written.append(write_html(design_html(data, pngs.svgs, sources), path))
             elif fmt not in DIAGRAM_FORMATS:  # pragma: no cover - click restricts the choices
                 raise ValueError(f"unknown report format {fmt!r}")
     finally:
@@ -86,6 +93,7 @@ class _Pngs:
 
     def __init__(self) -> None:
         self.items: list[tuple[str, Path]] = []
+        self.svgs: list[tuple[str, str, str]] = []  # (stem, title, SVG text) for the HTML page
         self.expected = 0
         self.future = None
 
@@ -121,7 +129,8 @@ def _import_openpyxl() -> None:
 
 
 def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | None,
-              res: ReportResult, pngs: _Pngs, files: list, embed_pngs: bool) -> None:
+              res: ReportResult, pngs: _Pngs, files: list, embed_pngs: bool,
+              want_svg: bool = False) -> None:
     """Build and render every diagram in a background worker; ``pngs.wait()`` joins it."""
     from infra.reports.diagrams.render import find_renderer
 
@@ -130,22 +139,23 @@ def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | Non
 
     def work() -> dict:
         return _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
-                                 embed_pngs)
+                                 embed_pngs, want_svg)
 
     def done(out: dict) -> None:
         files.extend(Path(p) for p in out["files"])
         pngs.items += [(t, Path(p)) for t, p in out["pngs"]]
+        pngs.svgs += [tuple(x) for x in out.get("svgs", [])]
         res.warnings.extend(w for w in dict.fromkeys(out["warnings"]) if w not in res.warnings)
 
     pngs.future = _background(work, done)
 
 
 def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
-                      embed_pngs: bool) -> dict:
+                      embed_pngs: bool, want_svg: bool = False) -> dict:
     from infra.reports.diagrams import build_diagrams
     from infra.reports.diagrams.render import render_many
 
-    out: dict = {"files": [], "pngs": [], "warnings": []}
+    out: dict = {"files": [], "pngs": [], "svgs": [], "warnings": []}
     try:
         diagrams, notes = build_diagrams(analysis, data, highlight)
     except Exception as exc:  # noqa: BLE001 - a diagram bug must not cost the other reports
@@ -167,15 +177,21 @@ def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
         if fmts:
             jobs.append((d.source, target / d.name, fmts))
             owners.append((d, "file", embed and "png" in fmts))
-        if embed and "png" not in fmts:
-            jobs.append((d.source, png_dir / d.name, ("png",)))
-            owners.append((d, "png", True))
+        extra = (("png",) if embed and "png" not in fmts else ()) + (
+            ("svg",) if want_svg and "svg" not in fmts else ())
+        if extra:
+            jobs.append((d.source, png_dir / d.name, extra))
+            owners.append((d, "extra", embed))
     written, warns = render_many(jobs, exe)
     for (d, kind, embed), paths in zip(owners, written):
+        _font_fallbacks(paths)
         if kind == "file":
             out["files"] += [str(p) for p in paths]
         if embed:
             out["pngs"] += [(d.title, str(p)) for p in paths if p.suffix == ".png"]
+        if want_svg:
+            out["svgs"] += [(d.name, d.title, p.read_text(encoding="utf-8")) for p in paths
+                            if p.suffix == ".svg"]
     out["warnings"] += warns
     return out
 
@@ -248,3 +264,25 @@ def _apply(out: dict, done) -> None:
         raise InfraError(out["error"], file=out.get("file"), hint=out.get("hint"))
     else:
         done({"files": [], "pngs": [], "warnings": [f"diagrams not drawn: {out['error']}"]})
+
+
+def _font_fallbacks(paths: list[Path]) -> None:
+    """SVG text gets a font list with metric-compatible fallbacks (rewritten atomically)."""
+    from infra.reports.atomic import write_text_atomic
+    from infra.reports.diagrams.style import svg_font_stack
+
+    for p in paths:
+        if p.suffix == ".svg":
+            text = p.read_text(encoding="utf-8")
+            fixed = svg_font_stack(text)
+            if fixed != text:
+                write_text_atomic(p, fixed)
+
+
+def _sources(data: dict[str, Any], analysis) -> list[dict]:
+    """Every catalog figure behind the BOM's parts (as on the workbook's Sources sheet)."""
+    from infra.models.listing import entry_rows
+
+    catalog = analysis.rd.catalog
+    slugs = dict.fromkeys(r["slug"] for r in data["tables"].get("bill_of_materials", []))
+    return [r for s in slugs if s in catalog for r in entry_rows(catalog, s)]

@@ -13,6 +13,7 @@ Only formats what the analyses computed; written atomically.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ SHEET_NAMES = {
     "rack_elevation": "Rack elevation",
 }
 HEADER_FILL = "305496"
+WIDTH_ROWS = 1000  # rows measured for column widths
 BOM = "bill_of_materials"
 PRICE, EXTENDED = "unit_price_usd", "extended_usd"
 
@@ -113,6 +115,8 @@ def _summary(ws, data: dict[str, Any]) -> int:
 def summary_note(name: str, m: dict[str, Any]) -> str:
     """``unknown`` or the lower-bound mark of a key figure (from the analysis' own counts)."""
     if m.get(name) is None:
+        if name == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
+            return f"unknown: {m['capex_unpriced_sku_count']} SKUs unpriced"
         return "unknown"
     if name == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
         return f"lower bound: {m['capex_unpriced_sku_count']} SKUs unpriced"
@@ -124,12 +128,19 @@ def summary_note(name: str, m: dict[str, Any]) -> str:
 def mark_unknown(cell, comment: bool = True) -> None:
     """A blank cell that reads as unknown: grey hatch (and a comment), never a 0."""
     from openpyxl.comments import Comment
-    from openpyxl.styles import PatternFill
 
     cell.value = None
-    cell.fill = PatternFill("lightGray", fgColor="A6A6A6", bgColor="FFFFFF")
+    cell.fill = _unknown_fill()
     if comment:
         cell.comment = Comment("unknown: no published or estimated figure", "infra")
+
+
+@lru_cache(maxsize=1)
+def _unknown_fill():
+    """One shared fill object: building a PatternFill per cell cost seconds on big sheets."""
+    from openpyxl.styles import PatternFill
+
+    return PatternFill("lightGray", fgColor="A6A6A6", bgColor="FFFFFF")
 
 
 def _unknown_power(table: str, rows: list[dict]) -> list[dict]:
@@ -159,11 +170,11 @@ def _table_sheet(ws, rows: list[dict], title: str = "") -> list[str]:
     numeric = {j for j, c in enumerate(cols, start=1)
                if any(isinstance(r.get(c), (int, float)) for r in rows)}
     blanks = set()
-    for row in ws.iter_rows(min_row=2, max_row=len(rows) + 1):
-        for cell in row:
-            if cell.value is None and cell.column in numeric:
-                mark_unknown(cell, comment=False)
-                blanks.add(cell.column)
+    for i, r in enumerate(rows, start=2):  # from the data: no scan of every cell
+        for j in numeric:
+            if _cell(r.get(cols[j - 1])) is None:
+                mark_unknown(ws.cell(row=i, column=j), comment=False)
+                blanks.add(j)
     _finish(ws, cols, len(rows))
     from openpyxl.comments import Comment
 
@@ -210,8 +221,12 @@ def style_header(ws, row: int) -> None:
 
 
 def widths(ws) -> None:
-    """Column widths from the cells (headers wrap, so they count up to 16 characters)."""
-    for col in ws.columns:
+    """Column widths from the cells (headers wrap, so they count up to 16 characters).
+
+    Only the first :data:`WIDTH_ROWS` rows are measured, so a 30,000-row sheet costs what
+    a 1,000-row one does.
+    """
+    for col in ws.iter_cols(max_row=min(ws.max_row, WIDTH_ROWS)):
         width = max((min(len(str(c.value)), 16 if c.font and c.font.b else 60) for c in col
                      if c.value is not None and not str(c.value).startswith("=")), default=8)
         ws.column_dimensions[col[0].column_letter].width = min(max(width + 2, 10), 60)

@@ -1,58 +1,120 @@
-"""Rack elevations: every rack layout's front view by U, like NetBox's elevations."""
+"""Rack elevations, NetBox-style: one rack per distinct layout, front and rear faces.
+
+Each drawing names the rack instances built from the layout (as in the cabling plan and
+the scale-up diagrams), shows every U from the top (U1 at the bottom, free U labelled),
+the front face with each unit's kind, slug and power, the rear face (full-depth units
+seen from behind, and what is mounted at the back: NVLink cable cartridge, busbar,
+manifolds, 0U PDUs), and a footer with kW, weight and U used / free per rack.
+"""
 
 from __future__ import annotations
 
 from infra.analysis.elevation import RackElevation, rack_elevations
+from infra.analysis.rack_faces import RackFaces, rack_faces
 from infra.reports.diagrams import Diagram, style
 from infra.reports.diagrams.style import esc, num
 
 ROW_PX = 16
+PER_ROW = 2  # layouts side by side before wrapping to the next row
+SHOW_NAMES = 8  # instance names listed in full up to this many
+REAR_FILL = "#eeeeee"
 
 
 def rack_elevations_diagram(analysis) -> Diagram:
-    """One diagram with every rack layout side by side, kW and liquid/air heat per rack."""
+    """Every distinct rack layout, front and rear, two layouts per row."""
     import graphviz
 
-    g = graphviz.Graph("rack_elevations", graph_attr={**style.GRAPH, "rankdir": "LR",
-                                                      "nodesep": "0.5",
-                                                      "label": esc(f"Rack elevations: {analysis.rd.name}")},
-                       node_attr={"fontname": style.FONT, "shape": "plain"})
-    for e in rack_elevations(analysis.rd, analysis.power):
-        g.node(f"rack_{e.layout}", f"<{_rack_table(e)}>")
+    faces = {f.layout: f for f in rack_faces(analysis.rd)}
+    elevations = [e for e in rack_elevations(analysis.rd, analysis.power) if e.layout in faces]
+    kinds = sorted({s.kind for e in elevations for s in e.slots}
+                   | {r.kind for f in faces.values() for r in f.rear})
+    label = style.graph_label(f"Rack elevations of {analysis.rd.name}: one drawing per distinct "
+                              "rack layout, front and rear; U1 at the bottom", kinds + ["empty"])
+    g = graphviz.Digraph("rack_elevations", graph_attr={**style.GRAPH, "rankdir": "TB",
+                                                        "nodesep": "0.5", "label": label},
+                         node_attr={"fontname": style.FONT, "shape": "plain", "fontsize": "10"},
+                         edge_attr={"style": "invis"})
+    rows = [elevations[i:i + PER_ROW] for i in range(0, len(elevations), PER_ROW)]
+    for r, row in enumerate(rows):
+        with g.subgraph(name=f"row{r}") as sub:
+            sub.attr(rank="same")
+            for e in row:
+                sub.node(f"rack_{e.layout}", f"<{rack_table(e, faces[e.layout])}>")
+        if r:
+            g.edge(f"rack_{rows[r - 1][0].layout}", f"rack_{row[0].layout}")
     return Diagram("rack_elevations", "Rack elevations", g.source)
 
 
-def _rack_table(e: RackElevation) -> str:
-    head = (f"<b>{esc(e.layout)}</b> x {e.racks}<br/>{esc(e.rack_type)}, {e.u_height}U "
-            f"({num(e.used_u, 'U', 0)} used)<br/>IT {num(e.it_kw, 'kW')} per rack: "
-            f"liquid {num(e.liquid_kw, 'kW')}, air {num(e.air_kw, 'kW')}")
-    rows = [f'<tr><td colspan="2" bgcolor="#f0f0f0">{head}</td></tr>']
-    by_top = {}
-    for s in e.slots:
-        if s.position_u is not None:
-            by_top[s.position_u + int(round(s.height_u)) - 1] = s
-    u = e.u_height
-    covered_until = u + 1
-    while u >= 1:
+def _names(f: RackFaces) -> str:
+    """``a, b, c`` up to SHOW_NAMES names, else ``first 4, ..., last (N racks)``."""
+    names = f.instances
+    if len(names) <= SHOW_NAMES:
+        return ", ".join(names)
+    return f"{', '.join(names[:4])}, ..., {names[-1]} ({len(names):,} racks)"
+
+
+def rack_table(e: RackElevation, f: RackFaces) -> str:
+    """HTML table: U | front | rear | one column per rear-mounted item."""
+    strips = list(f.rear)
+    ncol = 3 + len(strips)
+    head = (f"<b>{esc(e.layout)}</b>: {e.racks:,} rack(s) of {esc(e.rack_type)}, {e.u_height}U"
+            f"<br/>{esc(_names(f))}")
+    rows = [f'<tr><td colspan="{ncol}" bgcolor="#f0f0f0">{head}</td></tr>',
+            '<tr><td bgcolor="#e0e0e0"><font point-size="8">U</font></td><td><b>front</b></td>'
+            '<td><b>rear</b></td>'
+            + "".join(f'<td><font point-size="7">rear<br/>mount</font></td>' for _ in strips)
+            + "</tr>"]
+    by_top = {s.position_u + int(round(s.height_u)) - 1: s for s in e.slots
+              if s.position_u is not None}
+    covered = e.u_height + 1
+    tray = 0  # compute trays are t0, t1, ... from the top, as in identity and the cabling plan
+    for u in range(e.u_height, 0, -1):
+        cells = [f'<td width="28" bgcolor="#e0e0e0"><font point-size="8">U{u}</font></td>']
         s = by_top.get(u)
-        cell = ""
         if s is not None:
             h = int(round(s.height_u))
-            kw = "" if s.power_w == 0 else f"  {num(None if s.power_w is None else s.power_w / 1000, 'kW', 2)}"
-            role = f" ({esc(s.role)})" if s.role else ""
-            text = f"{esc(style.label(s.kind))}{role}: {esc(s.slug)}{kw}"
-            cell = (f'<td rowspan="{h}" bgcolor="{style.fill(s.kind)}" width="330" '
-                    f'height="{ROW_PX * h}" align="left">{text}</td>')
-            covered_until = u - h + 1
-        elif u < covered_until:
-            cell = f'<td bgcolor="#ffffff" width="330" height="{ROW_PX}"> </td>'
-        rows.append(f'<tr><td width="28" bgcolor="#e0e0e0"><font point-size="8">U{u}</font></td>{cell}</tr>')
-        u -= 1
-    zero = [s for s in e.slots if s.position_u is None]
-    if zero:
-        names = sorted({f"{sum(1 for z in zero if z.slug == s.slug)} x {style.label(s.kind)}: {s.slug}"
-                        for s in zero})
-        rows.append(f'<tr><td colspan="2" align="left">0U / beside the rack: '
-                    f'{"<br/>".join(esc(n) for n in names)}</td></tr>')
+            name = None
+            if s.kind == "compute_tray":
+                name, tray = f"t{tray}", tray + 1
+            cells += [_front(s, h, name), f'<td rowspan="{h}" bgcolor="{REAR_FILL}" width="120" '
+                                    f'align="left"><font point-size="8">rear of '
+                                    f'{esc(style.label(s.kind))}</font></td>']
+            covered = u - h + 1
+        elif u < covered:
+            cells += [f'<td width="300" height="{ROW_PX}" align="left"><font point-size="8" '
+                      'color="#969696">free</font></td>', '<td width="120"> </td>']
+        for it in strips:
+            if u == it.top_u:
+                cells.append(f'<td rowspan="{it.top_u - it.bottom_u + 1}" width="56" '
+                             f'bgcolor="{style.fill(it.kind)}"><font point-size="7">'
+                             f'{_stack(it.label)}</font></td>')
+            elif not it.bottom_u <= u <= it.top_u:
+                cells.append('<td width="56"> </td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    foot = (f"per rack: IT {num(e.it_kw, 'kW')} (liquid {num(e.liquid_kw, 'kW')}, air "
+            f"{num(e.air_kw, 'kW')}); weight {_kg(f.weight_kg)}; "
+            f"{num(f.used_u, 'U', 0)} used, {num(f.free_u, 'U', 0)} free of {e.u_height}U")
+    rows.append(f'<tr><td colspan="{ncol}" bgcolor="#f0f0f0" align="left">{esc(foot)}</td></tr>')
     return ('<table border="0" cellborder="1" cellspacing="0" cellpadding="2">'
             + "".join(rows) + "</table>")
+
+
+def _front(s, h: int, name: str | None = None) -> str:
+    kw = "" if s.power_w == 0 else f"  {num(None if s.power_w is None else s.power_w / 1000, 'kW', 2)}"
+    role = f" ({esc(s.role)})" if s.role else ""
+    text = f"{esc(style.label(s.kind))}{role}: {esc(s.slug)}{kw}"
+    if name:
+        text = f"<b>{esc(name)}</b> {text}"
+    return (f'<td rowspan="{h}" bgcolor="{style.fill(s.kind)}" width="300" '
+            f'height="{ROW_PX * h}" align="left">{text}</td>')
+
+
+def _stack(label: str) -> str:
+    """A long label broken into short lines for a narrow rear-mount column."""
+    import textwrap
+
+    return "<br/>".join(esc(t) for t in textwrap.wrap(label, 10, break_on_hyphens=True))
+
+
+def _kg(kg: float | None) -> str:
+    return "unknown (not in the catalog)" if kg is None else num(kg, "kg", 0)

@@ -30,7 +30,9 @@ def _draw(f, g, design: str) -> Diagram:
             f"{len(f.tiers)} tier(s), {f.planes} plane(s), {f.gpus:,} GPUs, "
             f"bisection {f.bisection_tbit_s:,.1f} Tb/s")
     d = graphviz.Digraph(f"fabric_{f.name}",
-                         graph_attr={**style.GRAPH, "rankdir": "BT", "label": esc(head)},
+                         graph_attr={**style.GRAPH, "rankdir": "BT", "label": style.graph_label(
+                             head, ["compute_tray", "tier"],
+                             edges=[(style.EDGE["color"], "links x port speed, total Tb/s")])},
                          node_attr=style.NODE, edge_attr={**style.EDGE, "dir": "none"})
     for n, a in sorted(g.nodes(data=True), key=lambda x: natural(x[0])):
         if a["kind"] == "compute_tray":

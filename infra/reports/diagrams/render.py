@@ -30,6 +30,7 @@ from infra.reports.atomic import write_atomic, write_text_atomic
 RENDERERS = ("dot", "graphviz-pure")
 IMAGE_FORMATS = ("svg", "png")
 TIMEOUT_S = 300
+PNG_DPI = 192  # PNGs at 2x (96 dpi is 1x), sharp on high-density screens and in print
 CACHE_ENV = "INFRA_DIAGRAM_CACHE"
 CACHE_MAX_FILES = 2000  # oldest images beyond this are pruned
 
@@ -167,9 +168,13 @@ def _render_batch(exe: str, jobs: list[tuple[int, str, tuple[str, ...]]],
 
 
 def _run_files(exe: str, formats: tuple[str, ...], files: list[str]) -> None:
-    """One renderer process: every format of every file, written as ``<file>.<fmt>``."""
-    subprocess.run([exe, *(f"-T{f}" for f in formats), "-O", *files], check=True,
-                   capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+    """One renderer process per resolution: every format of every file, written as
+    ``<file>.<fmt>``; PNGs at :data:`PNG_DPI` (a dpi would also scale the SVG)."""
+    vector = [f for f in formats if f != "png"]
+    for fmts, dpi in ((vector, []), (["png"] if "png" in formats else [], [f"-Gdpi={PNG_DPI}"])):
+        if fmts:
+            subprocess.run([exe, *dpi, *(f"-T{f}" for f in fmts), "-O", *files], check=True,
+                           capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
 
 
 def _run(exe: str, source: str, fmt: str, out: Path) -> None:
@@ -192,7 +197,8 @@ def _cache_key(exe: str, fmt: str, source: str) -> str:
         who = f"{os.path.realpath(exe)}:{st.st_size}:{st.st_mtime_ns}"
     except OSError:
         who = exe
-    return hashlib.sha256(f"{who}\0{fmt}\0{source}".encode()).hexdigest()
+    res = f"@{PNG_DPI}" if fmt == "png" else ""
+    return hashlib.sha256(f"{who}\0{fmt}{res}\0{source}".encode()).hexdigest()
 
 
 def _cache_get(exe: str, fmt: str, source: str) -> bytes | None:

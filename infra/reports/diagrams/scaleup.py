@@ -84,11 +84,18 @@ def domain_diagram(dom, states: dict[str, str] | None, title: str | None,
     head = title or (f"Scale-up domain {dom.name}: {dom.gpus} GPUs x {dom.count} domain(s), "
                      f"{dom.links_per_gpu} links = {num(dom.gbyte_s_per_gpu, 'GB/s')} per GPU "
                      f"per direction, {dom.topology}")
+    racks = sorted(n for n, d in v.nodes(data=True) if d.get("kind") == "rack")
+    kinds = sorted({d.get("kind", "") for _, d in v.nodes(data=True)} - {"rack", ""},
+                   key=lambda k: RANK.get(k, 1))
+    edges = [(style.EDGE["color"], "NVLink: links, GB/s per direction")]
+    if dead_via:
+        edges.append((style.EDGE_DEAD["color"], "dashed: carried by the failed part"))
+    label = style.graph_label(head, kinds, sorted(set(states.values()) & set(style.STATES) - {"ok"}),
+                              edges)
     g = graphviz.Graph(file_stem(f"scaleup_{dom.name}"),
-                       graph_attr={**style.GRAPH, "rankdir": "LR", "label": esc(head),
+                       graph_attr={**style.GRAPH, "rankdir": "LR", "label": label,
                                    "newrank": "true"},
                        node_attr=style.NODE, edge_attr=style.EDGE)
-    racks = sorted(n for n, d in v.nodes(data=True) if d.get("kind") == "rack")
     if not racks:
         g.node("matrix", f"<{_matrix(v, states, extra)}>", shape="plain", style="solid")
         return Diagram(g.name, head, g.source)
@@ -114,6 +121,8 @@ def domain_diagram(dom, states: dict[str, str] | None, title: str | None,
             lab = node_label(n, d)
             if n in extra:
                 lab = lab[:-1] + "<br/>" + extra[n] + ">"
+            if states.get(n) in style.STATE_TEXT:
+                lab = lab[:-1] + f"<br/><b>{style.STATE_TEXT[states[n]]}</b>>"
             target.node(n, lab, **style.node_attrs(d.get("kind", ""), states.get(n)))
         if ctx is not None:
             ctx.__exit__(None, None, None)

@@ -32,8 +32,15 @@ def tray_diagram(analysis, slug: str, states: dict[str, str] | None = None,
     hot = {k for k, l in loads.items() if l.oversubscription > 1 + 1e-9}
     head = title or (f"Tray internals {slug}: PCIe / NVLink-C2C per direction; red = "
                      "over-subscribed with every GPU and CPU driving its NIC interfaces at line rate")
+    kinds = sorted({d["kind"] for _, d in g.nodes(data=True)} - {"nvlink_switch_chip"},
+                   key=lambda k: ORDER.get(k, 5))
+    edges = [(style.EDGE["color"], "PCIe gen x lanes, GB/s per direction")]
+    if hot:
+        edges.append((style.EDGE_HOT["color"], "over-subscribed: demand / capacity"))
+    label = style.graph_label(head, kinds, sorted(set(states.values()) - {"ok"}), edges)
+    # left to right, so each CPU / superchip group with its switches and NICs is one row
     dg = graphviz.Digraph(file_stem(f"tray_{slug}"),
-                          graph_attr={**style.GRAPH, "rankdir": "TB", "label": esc(head)},
+                          graph_attr={**style.GRAPH, "rankdir": "LR", "label": label},
                           node_attr=style.NODE, edge_attr={**style.EDGE, "dir": "none"})
     supers = sorted(n for n, d in g.nodes(data=True) if d["kind"] == "superchip")
     inside = {m for s in supers for m in g.neighbors(s) if g.edges[s, m]["kind"] == "contains"}
@@ -83,6 +90,8 @@ def _node(target, g, n: str, states: dict, extra: dict) -> None:
         lines.append(f'<font point-size="8">{esc(d["slug"])}</font>')
     if n in extra:
         lines.append(extra[n])
+    if states.get(n) in style.STATE_TEXT:
+        lines.append(f"<b>{style.STATE_TEXT[states[n]]}</b>")
     if kind == "c2c":
         lines = ["NVLink-C2C"]
     target.node(n, "<" + "<br/>".join(lines) + ">", **style.node_attrs(kind, states.get(n)))

@@ -1,0 +1,51 @@
+"""click parameter types that validate numbers the way the schemas do (issue 18).
+
+``click.FloatRange`` lets NaN through (every comparison with NaN is false) and accepts
+``inf`` and ``1e308``; these types refuse non-finite values and state the range.
+"""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+
+class FiniteFloat(click.ParamType):
+    """A finite float in [lo, hi] (ends open where asked).
+
+    Examples
+    --------
+    >>> FiniteFloat(0, 10).convert("2.5", None, None)
+    2.5
+    """
+
+    name = "number"
+
+    def __init__(self, lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False,
+                 what: str = "") -> None:
+        self.lo, self.hi, self.lo_open, self.hi_open, self.what = lo, hi, lo_open, hi_open, what
+
+    def _range(self) -> str:
+        return (f"{'(' if self.lo_open else '['}{self.lo:g}, {self.hi:g}"
+                f"{')' if self.hi_open else ']'}")
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            x = value
+        else:
+            try:
+                x = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
+        ok = math.isfinite(x) and (x > self.lo if self.lo_open else x >= self.lo) and (
+            x < self.hi if self.hi_open else x <= self.hi)
+        if not ok:
+            what = f" ({self.what})" if self.what else ""
+            self.fail(f"{str(value)[:40]} is not a finite number in {self._range()}{what}",
+                      param, ctx)
+        return x
+
+
+SEED = click.IntRange(0, 2**63 - 1)
+COUNT = click.IntRange(1, 10**12)

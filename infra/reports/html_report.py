@@ -1,0 +1,253 @@
+"""Self-contained HTML report: one file, no network, readable on a laptop, printable.
+
+Key figures (label, value, unit, lower-bound or unknown note), every analysis table
+(sortable by clicking a header; long tables folded in ``<details>``, opened for
+printing), the diagrams inline as SVG, the assumptions and the sources with links.
+Styles and the small sorting script are inline; nothing is fetched when the page opens.
+Only formats what the analyses computed.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from infra.reports.atomic import write_text_atomic
+from infra.reports.labels import column_header, metric_label, metric_unit
+from infra.reports.terminal import fmt
+
+FOLD_ROWS = 12  # tables longer than this start folded
+MAX_ROWS = 2000  # rows shown per table (the workbook and JSON have them all)
+
+CSS = """
+:root { --fg:#1b1b1b; --muted:#5a5a5a; --rule:#d0d0d0; --head:#305496; --alt:#f5f7fb; }
+* { box-sizing: border-box; }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Liberation Sans", Arial,
+       sans-serif; color: var(--fg); margin: 0 auto; max-width: 1240px; padding: 24px; }
+h1 { font-size: 1.6em; margin: 0 0 .2em; } h2 { font-size: 1.25em; margin: 1.6em 0 .5em;
+  border-bottom: 2px solid var(--head); padding-bottom: .2em; }
+.meta { color: var(--muted); margin: 0 0 1em; }
+nav a { margin-right: 1em; }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr));
+           gap: 8px; margin: 0; padding: 0; }
+.figures div { border: 1px solid var(--rule); border-radius: 6px; padding: 8px 10px; }
+.figures dt { color: var(--muted); font-size: .85em; } .figures dd { margin: 0; font-size: 1.2em;
+  font-variant-numeric: tabular-nums; } .figures .note { display: block; font-size: .75em;
+  color: #9c3d00; }
+.wrap { overflow-x: auto; }
+table.data { border-collapse: collapse; font-size: .85em; margin: .4em 0 1em; }
+table.data th { background: var(--head); color: #fff; text-align: left; padding: 4px 8px;
+  cursor: pointer; position: sticky; top: 0; user-select: none; }
+table.data th[aria-sort=ascending]::after { content: " \\25B2"; }
+table.data th[aria-sort=descending]::after { content: " \\25BC"; }
+table.data td { padding: 3px 8px; border-bottom: 1px solid var(--rule); vertical-align: top; }
+table.data tr:nth-child(even) td { background: var(--alt); }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.unknown { color: var(--muted); font-style: italic; }
+figure { margin: 1em 0 2em; } figcaption { font-weight: 600; margin-bottom: .4em; }
+figure svg { max-width: 100%; height: auto; border: 1px solid var(--rule); }
+summary { cursor: pointer; color: var(--head); margin: .3em 0; }
+footer { color: var(--muted); font-size: .8em; margin-top: 3em; border-top: 1px solid var(--rule);
+  padding-top: .5em; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 10pt; } nav { display: none; }
+  table.data th { position: static; } .wrap { overflow: visible; }
+  figure, tr, .figures div { break-inside: avoid; } h2 { break-after: avoid; }
+  figure svg { max-height: 24cm; }
+  @page { size: A4 landscape; margin: 12mm; }
+}
+"""
+
+# first script of the page: records any error (for the browser test and for readers)
+GUARD = """
+window.__errors = [];
+window.addEventListener("error", function (e) { window.__errors.push(String(e.message)); });
+"""
+
+SCRIPT = """
+(function () {
+  function key(td) { var v = td.getAttribute("data-v"); return v === null ? td.textContent : v; }
+  function sortBy(th) {
+    var table = th.closest("table"), body = table.tBodies[0];
+    var i = Array.prototype.indexOf.call(th.parentNode.children, th);
+    var asc = th.getAttribute("aria-sort") !== "ascending";
+    Array.prototype.forEach.call(th.parentNode.children, function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = key(a.cells[i]), y = key(b.cells[i]);
+      var nx = parseFloat(x), ny = parseFloat(y), r;
+      if (!isNaN(nx) && !isNaN(ny) && String(nx) === x && String(ny) === y) { r = nx - ny; }
+      else { r = x.localeCompare(y, undefined, {numeric: true}); }
+      return asc ? r : -r;
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+  }
+  document.querySelectorAll("table.data th").forEach(function (th) {
+    th.addEventListener("click", function () { sortBy(th); });
+  });
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  });
+  document.body.setAttribute("data-diagrams", String(document.querySelectorAll("figure svg").length));
+  document.body.setAttribute("data-errors", String(window.__errors.length));
+})();
+"""
+
+
+def esc(v: Any) -> str:
+    return html.escape(str(v), quote=True)
+
+
+def cell(v: Any) -> str:
+    """One ``<td>``: numbers right-aligned with a sort key, unknowns marked, links live."""
+    if v is None:
+        return '<td class="unknown" data-v="" title="unknown or not applicable">&#8211;</td>'
+    if isinstance(v, bool):
+        return f"<td>{'yes' if v else 'no'}</td>"
+    if isinstance(v, (int, float)):
+        return f'<td class="num" data-v="{v!r}">{esc(fmt(v))}</td>'
+    text = str(v)
+    if re.fullmatch(r"https?://\S+", text):
+        return f'<td><a href="{esc(text)}">{esc(text)}</a></td>'
+    return f"<td>{esc(text)}</td>"
+
+
+def data_table(rows: list[dict], columns: list[str] | None = None) -> str:
+    if not rows:
+        return '<p class="meta">No rows in this design.</p>'
+    cols = [c for c in (columns or list(rows[0])) if c in rows[0]]
+    head = "".join(f'<th scope="col" title="{esc(c)}">{esc(column_header(c))}</th>' for c in cols)
+    body = "".join("<tr>" + "".join(cell(r.get(c)) for c in cols) + "</tr>"
+                   for r in rows[:MAX_ROWS])
+    more = (f'<p class="meta">First {MAX_ROWS:,} of {len(rows):,} rows; the workbook and JSON '
+            "have them all.</p>" if len(rows) > MAX_ROWS else "")
+    return (f'<div class="wrap"><table class="data"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>{more}")
+
+
+def section(title: str, rows: list[dict], anchor: str, columns: list[str] | None = None) -> str:
+    table = data_table(rows, columns)
+    if len(rows) > FOLD_ROWS:
+        table = f"<details><summary>{len(rows):,} rows: show</summary>{table}</details>"
+    return f'<h2 id="{esc(anchor)}">{esc(title)}</h2>{table}'
+
+
+def key_figures(metrics: dict[str, Any], notes: dict[str, str]) -> str:
+    out = []
+    for k, v in metrics.items():
+        note = notes.get(k) or ""
+        unit = "" if metric_unit(k) == "count" or v is None else metric_unit(k)
+        value = "unknown" if v is None else fmt(v)
+        out.append(f'<div title="{esc(k)}"><dt>{esc(metric_label(k))}</dt><dd>{esc(value)} '
+                   f'<small>{esc(unit)}</small>'
+                   + (f'<span class="note">{esc(note)}</span>' if note else "") + "</dd></div>")
+    return '<dl class="figures">' + "".join(out) + "</dl>"
+
+
+def inline_svg(svg: str) -> str:
+    """An SVG document as an element: no XML prolog or DOCTYPE, comments dropped."""
+    svg = re.sub(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->", "", svg, flags=re.S)
+    return svg.strip()
+
+
+def page(title: str, meta: str, body: list[str], nav: list[tuple[str, str]], footer: str) -> str:
+    links = "".join(f'<a href="#{esc(a)}">{esc(t)}</a>' for a, t in nav)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{esc(title)}</title><script>{GUARD}</script><style>{CSS}</style></head>"
+            f"<body><header><h1>{esc(title)}</h1><p class=\"meta\">{meta}</p>"
+            f"<nav>{links}</nav></header><main>{''.join(body)}</main>"
+            f"<footer>{footer}</footer><script>{SCRIPT}</script></body></html>\n")
+
+
+def footer_text(name: str) -> str:
+    from infra.reports.xlsx_print import report_date, version
+
+    return esc(f"{name} | infra {version()} | {report_date()}")
+
+
+def diagrams_html(diagrams: list[tuple[str, str, str]]) -> str:
+    """``(stem, title, svg text)`` -> figures, each with its title as caption."""
+    return "".join(f'<figure id="diagram-{esc(stem)}"><figcaption>{esc(title)}</figcaption>'
+                   f"{inline_svg(svg)}</figure>" for stem, title, svg in diagrams)
+
+
+def write_html(text: str, path: Path) -> Path:
+    return write_text_atomic(path, text)
+
+
+DIAGRAM_ORDER = ("scaleup_", "fabric_", "failure_", "rack_elevations", "tray_")
+
+
+def diagram_rank(stem: str) -> tuple[int, str]:
+    """Headline first: scale-up domain, fabric, failure view, elevations, tray internals."""
+    return next((i for i, p in enumerate(DIAGRAM_ORDER) if stem.startswith(p)), 9), stem
+
+
+def design_html(data: dict[str, Any], diagrams: list[tuple[str, str, str]] = (),
+                sources: list[dict] = ()) -> str:
+    """The design report page (``DesignAnalysis.as_dict()`` plus rendered SVG diagrams)."""
+    from infra.reports.terminal import FABRIC_METRICS, HEADLINE
+    from infra.reports.xlsx_report import SHEET_NAMES, summary_note
+
+    m, t = data["metrics"], data["tables"]
+    name = data["design"]["name"]
+    key = {k: m[k] for k in HEADLINE
+           if k in m and not (k.startswith(FABRIC_METRICS) and not t.get("fabric"))}
+    notes = {k: summary_note(k, m) for k in m}
+    body = [f'<h2 id="key">Key figures</h2>{key_figures(key, notes)}',
+            section("All figures", [{"metric": metric_label(k), "value": v,
+                                     "unit": metric_unit(k), "note": notes.get(k, ""),
+                                     "field": k} for k, v in m.items()], "all-figures")]
+    nav = [("key", "Key figures")]
+    if diagrams:
+        ordered = sorted(diagrams, key=lambda d: diagram_rank(d[0]))
+        body.append(f'<h2 id="diagrams">Diagrams</h2>{diagrams_html(ordered)}')
+        nav.append(("diagrams", "Diagrams"))
+    for table, rows in t.items():
+        if table == "assumptions":
+            continue
+        title = SHEET_NAMES.get(table, table.replace("_", " ").capitalize())
+        body.append(section(title, rows, table))
+        nav.append((table, title))
+    body.append(section("Assumptions and gaps", t.get("assumptions", []), "assumptions"))
+    nav.append(("assumptions", "Assumptions"))
+    if sources:
+        body.append(section("Sources of the catalog figures", list(sources), "sources"))
+        nav.append(("sources", "Sources"))
+    meta = f"Design file <code>{esc(data['design']['source_file'])}</code>"
+    return page(name, meta, body, nav, footer_text(name))
+
+
+def failures_html(data: dict[str, Any]) -> str:
+    """The failure-review page (``FailureReview.as_dict()``)."""
+    m, t = data["metrics"], data["tables"]
+    name = f"Failure review: {data['design']['name']}"
+    rates = ", ".join(data["design"].get("rates_files", []))
+    body = [f'<h2 id="key">Key figures</h2>{key_figures(m, {})}']
+    nav = [("key", "Key figures")]
+    for table, rows in t.items():
+        title = table.replace("_", " ").capitalize()
+        body.append(section(title, rows, table))
+        nav.append((table, title))
+    meta = (f"Design file <code>{esc(data['design']['source_file'])}</code>; rates "
+            f"<code>{esc(rates)}</code>")
+    return page(name, meta, body, nav, footer_text(data["design"]["name"]))
+
+
+def compare_html(data: dict[str, Any]) -> str:
+    """The comparison page (``Comparison.as_dict()``): every table of the comparison."""
+    title = "Comparison"
+    if data.get("target"):
+        title += f", sized to {data['target']}"
+    body, nav = [], []
+    for key, rows in data.items():
+        if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
+            name = key.replace("_", " ").capitalize()
+            body.append(section(name, rows, key))
+            nav.append((key, name))
+    meta = "Options side by side; unknown or not applicable cells are marked with a dash."
+    return page(title, meta, body, nav, footer_text("infra compare"))

@@ -1,0 +1,247 @@
+"""Power and heat against published envelopes (golden tests), supply redundancy, cooling
+plausibility and design power overrides. Expected values are worked by hand from the
+catalog figures; the arithmetic is in the comments.
+
+Catalog figures used (max, per part):
+  GB200 superchip 2,900 W (NVIDIA PRS: 5.8 kW GPU+CPU per tray)   CX-7 400G 25 W [estimate]
+  BlueField-3 B3240 150 W (family "up to")   GB200 tray overhead 450 W [estimate]
+  NVLink switch tray 1,240 W (DPS: 11,160 W / 9)   SN2201 150 W [estimate]
+  QM9700 1,096 W [estimate]   MMS4X00-NS 17 W   MMS4X00-NS400 9 W
+  DGX H100 10,200 W max, DGX B200 14,300 W max (DGX user guides)
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from conftest import DESIGNS
+
+from infra.analysis.summary import analyze_file
+
+
+def _write(tmp_path, text: str):
+    p = tmp_path / "d.yaml"
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def test_nvl72_within_5pct_of_hpe_132_kw(nvl72):
+    # 18 x (2 x 2,900 + 4 x 25 + 2 x 150 + 450) = 18 x 6,650 = 119,700 W
+    # + 9 x 1,240 = 11,160 W + 2 x 150 = 300 W  -> 131.16 kW; HPE TDP 132 kW: -0.6 %
+    it = nvl72.metrics()["it_power_kw"]
+    assert it == pytest.approx(131.16)
+    assert abs(it - 132) / 132 < 0.05
+    # air: 18 x (2 x 150 BlueField-3 + 450 overhead) + 300 SN2201 = 13.8 kW; HPE 17 kW: -18.8 %
+    air = nvl72.metrics()["air_heat_kw"]
+    assert air == pytest.approx(13.8) and abs(air - 17) / 17 < 0.25
+    rows = {(r.figure, r.published_kw): r for r in nvl72.envelopes}
+    assert rows[("it_max", 132)].diff_pct == pytest.approx((131.16 - 132) / 132 * 100)
+    assert rows[("it_max", 120)].diff_pct == pytest.approx(9.3, abs=0.05)  # NVIDIA ~120 kW
+    assert not rows[("it_max", 132)].warning
+    # the air figure is 18.8 % under HPE's: a warning naming the soft figures behind it
+    assert "overhead" in rows[("air", 17)].warning
+
+
+def test_dgx_h100_per_server_is_its_published_max(catalog):
+    a = analyze_file(DESIGNS / "dgx_h100_su.yaml", catalog)
+    (rack,) = a.power.racks
+    # 4 DGX H100 per rack at their published 10.2 kW system maximum
+    per_server = rack.it_kw / 4
+    assert abs(per_server - 10.2) / 10.2 < 0.05
+    # the parts alone (8 x 700 + 2 x 350 + 10 x 25 W NICs = 6.55 kW, NVSwitch unpublished)
+    # are shown beside it for information, not used
+    (row,) = [r for r in a.envelopes if r.scope == "tray:nvidia-dgx-h100"]
+    assert row.computed_kw == pytest.approx(6.55) and row.published_kw == 10.2
+    # its PSUs: 6 x 3.3 kW, 4+2 -> 4 x 3.3 = 13.2 kW usable >= 10.2 kW
+    (psu,) = a.tables()["server_psus"]
+    assert psu["usable_kw"] == pytest.approx(13.2) and psu["covers_max"] is True
+
+
+def test_dgx_b200_server_is_its_published_max(tmp_path, catalog):
+    p = _write(tmp_path, """
+        name: one DGX B200
+        racks:
+          r:
+            type: generic-42u-air-rack
+            contents: [{type: nvidia-hgx-b200, count: 1}]
+        build: {r: 1}
+        """)
+    a = analyze_file(p, catalog)
+    # DGX B200: 14.3 kW max (DGX B200 user guide); 6 x 3.3 kW PSUs, 5+1 -> 16.5 kW usable
+    assert abs(a.metrics()["it_power_kw"] - 14.3) / 14.3 < 0.05
+    assert catalog.get("nvidia-hgx-b200").psu_redundancy == "N+1"
+
+
+def test_gb200_su_within_10pct_of_nvidia_1_2_mw(catalog):
+    a = analyze_file(DESIGNS / "gb200_nvl72_576.yaml", catalog)
+    m = a.metrics()
+    # racks 8 x 131.16 = 1,049.28 kW
+    # fabric: 36 QM9700 x 1,096 W = 39.456 kW + switch-side optics 928 x 17 W = 15.776 kW
+    # node-end optics (sum-of-parts trays): 576 x 9 W = 5.184 kW
+    # total 1,049.28 + 39.456 + 15.776 + 5.184 = 1,109.696 kW; NVIDIA 1.2 MW TDP per SU: -7.5 %
+    assert m["it_power_kw"] == pytest.approx(1109.696)
+    assert m["node_optics_power_kw"] == pytest.approx(5.184)
+    (su,) = [r for r in a.envelopes if r.scope == "pod:su"]
+    assert su.published_kw == 1200 and abs(su.diff_pct) < 10 and not su.warning
+
+
+def test_no_shipped_design_has_a_silent_zero(catalog):
+    for path in sorted(DESIGNS.glob("*.yaml")):
+        a = analyze_file(path, catalog)
+        m = a.metrics()
+        # every part has a figure or a stated bound; none counts as a silent 0 W
+        assert m["power_unknown_parts_count"] == 0 or m["power_unknown_kw_bound"] is not None, path
+        for row in a.tables()["power_by_part"]:
+            if row["counted"]:
+                assert row["max_w_each"] is not None or row["bound_w_each"] is not None, (path, row)
+
+
+def test_typical_below_max(nvl72):
+    m = nvl72.metrics()
+    # overhead typical 350 W vs 450 W max and CX-7 20.8 vs 25 W: 18 x (100 + 4 x 4.2) = 2.1024 kW;
+    # SN2201 125 vs 150 W: 2 x 25 = 0.05 kW -> 2.1524 kW
+    assert m["it_power_kw"] - m["it_power_typical_kw"] == pytest.approx(2.1524)
+
+
+def test_aws_vs_nvl72_pflops_per_mw_ranking(catalog):
+    aws = analyze_file(DESIGNS / "aws_nvl36x2.yaml", catalog).metrics()
+    nvl = analyze_file(DESIGNS / "gb200_nvl72.yaml", catalog).metrics()
+    # 180 PF each; facility = IT x 1.2: AWS 148.908 x 1.2 = 178.69 kW -> 1,007.3 PF/MW;
+    # NVL72 131.16 x 1.2 = 157.39 kW -> 1,143.6 PF/MW: NVL72 ahead (the 0 W parts had it
+    # the other way round)
+    per_mw = {k: 180 / (m["facility_power_kw"] / 1000) for k, m in (("aws", aws), ("nvl", nvl))}
+    assert per_mw["aws"] == pytest.approx(1007.3, abs=0.1)
+    assert per_mw["nvl"] == pytest.approx(1143.6, abs=0.1)
+    assert per_mw["nvl"] > per_mw["aws"]
+
+
+NVL72 = """
+    name: t
+    racks:
+      nvl72:
+        type: nvidia-gb200-nvl72-rack
+        REDUNDANCY
+        contents:
+          - {type: nvidia-mgx-33kw-power-shelf, count: 8}
+          - {type: nvidia-gb200-compute-tray, count: 18}
+          - {type: nvidia-nvlink5-switch-tray, count: 9, cooling: liquid}
+          - {type: supermicro-gb300-in-rack-cdu, count: 1}
+    build: {nvl72: 1}
+    """
+
+
+def test_usable_supply_under_redundancy(tmp_path, catalog):
+    # 8 x 33 kW = 264 kW installed; N+N: 4 x 33 = 132 kW usable for 130.86 kW -> survives a
+    # feed loss; N+1: 7 x 33 = 231 kW usable, feed arrangement unknown
+    for red, usable, survives in (("N+N", 132, True), ("N+1", 231, None)):
+        p = _write(tmp_path, NVL72.replace("REDUNDANCY", f"power_redundancy: {red}"))
+        (rack,) = analyze_file(p, catalog).power.racks
+        assert rack.supply.installed_kw == 264 and rack.supply.usable_kw == usable
+        assert rack.supply.survives_feed_loss is survives
+
+
+def test_redundancy_limits_a_rack(tmp_path, run_cli):
+    # 6 shelves N+N = 3 x 33 = 99 kW usable < 130.86 kW (18 x 6.65 + 9 x 1.24)
+    text = NVL72.replace("REDUNDANCY", "power_redundancy: N+N").replace("count: 8}", "count: 6}")
+    res = run_cli("validate", str(_write(tmp_path, text)))
+    assert res.exit_code == 2 and "under N+N" in res.output and "99 kW" in res.output
+
+
+def test_liquid_in_air_rack_exits_2(tmp_path, run_cli):
+    text = NVL72.replace("nvidia-gb200-nvl72-rack", "generic-42u-air-rack").replace("REDUNDANCY", "")
+    text = text.replace("count: 8}", "count: 1}").replace("count: 18}", "count: 2}")
+    text = text.replace("count: 9, cooling: liquid}", "count: 1, cooling: liquid}")
+    res = run_cli("validate", str(_write(tmp_path, text)))
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "air-cooled" in res.output and "supermicro-gb300-in-rack-cdu" in res.output
+
+
+def test_liquid_parts_in_air_rack_without_cdu_exits_2(tmp_path, run_cli):
+    text = NVL72.replace("nvidia-gb200-nvl72-rack", "generic-42u-air-rack").replace("REDUNDANCY", "")
+    text = text.replace("count: 8}", "count: 1}").replace("count: 18}", "count: 2}")
+    text = text.replace("          - {type: supermicro-gb300-in-rack-cdu, count: 1}\n", "")
+    text = text.replace("          - {type: nvidia-nvlink5-switch-tray, count: 9, cooling: liquid}\n", "")
+    res = run_cli("validate", str(_write(tmp_path, text)))
+    # 2 x (2 x 2.9 + 4 x 0.025) kW = 11.8 kW to liquid in an air-only rack
+    assert res.exit_code == 2 and "sends 5.90 kW to liquid" in res.output
+
+
+def test_air_unit_in_liquid_rack_exits_2(tmp_path, run_cli):
+    # a wholly air-cooled management switch in GB300's liquid-only rack type
+    text = NVL72.replace("nvidia-gb200-nvl72-rack", "nvidia-gb300-nvl72-rack").replace("REDUNDANCY", "")
+    text = text.replace("          - {type: supermicro-gb300-in-rack-cdu, count: 1}\n",
+                        "          - {type: supermicro-gb300-in-rack-cdu, count: 1}\n"
+                        "          - {type: nvidia-sn2201, count: 1}\n")
+    res = run_cli("validate", str(_write(tmp_path, text)))
+    assert res.exit_code == 2 and "wholly air-cooled" in res.output and "nvidia-sn2201" in res.output
+
+
+def test_pod_of_pods_cooling_sees_the_nested_racks(tmp_path, catalog, run_cli):
+    """row -> su x 4 -> nvl72 x 2; one Motivair 2.5 MW CDU on the row serves 8 racks.
+
+    [row: CDU] ── su ── [nvl72][nvl72]
+               ├─ su ── [nvl72][nvl72]   ... (4 su)
+    """
+    text = """
+        name: t
+        racks:
+          nvl72:
+            type: nvidia-gb200-nvl72-rack
+            contents:
+              - {type: nvidia-mgx-33kw-power-shelf, count: 8}
+              - {type: nvidia-gb200-compute-tray, count: 18}
+              - {type: nvidia-nvlink5-switch-tray, count: 9, cooling: liquid}
+        pods:
+          su: {racks: {nvl72: 2}}
+          row:
+            pods: {su: 4}
+            cooling: [{type: motivair-mcdu-70, count: COUNT}]
+        build: {row: 1}
+        """
+    p = _write(tmp_path, text.replace("COUNT", "1"))
+    (row,) = analyze_file(p, catalog).cooling.rows
+    # liquid per rack 18 x 5.9 + 9 x 1.24 = 117.36 kW; 8 racks = 938.88 kW (was 0 kW: bug)
+    assert row.heat_kw == pytest.approx(8 * 117.36)
+    assert row.needed == 1  # ceil(938.88 / 2,500)
+    # 24 racks (su x 12) need 24 x 117.36 = 2,816.6 kW > 2,500 kW: one unit is short -> exit 2
+    big = text.replace("COUNT", "1").replace("{su: 4}", "{su: 12}")
+    res = run_cli("validate", str(_write(tmp_path, big)))
+    assert res.exit_code == 2 and "short of the 2816.6 kW liquid heat load" in res.output
+
+
+def test_power_override_is_used_and_listed(tmp_path, catalog):
+    text = NVL72.replace("REDUNDANCY", "power_redundancy: N+1").rstrip() + "\n" + (
+        "    power_overrides:\n"
+        '      - {type: nvidia-nvlink5-switch-tray, max_w: 1500, typical_w: 1100, source: "vendor quote Q-1"}\n')
+    p = _write(tmp_path, text)
+    a = analyze_file(p, catalog)
+    # 18 x 6.65 + 9 x 1.5 = 133.2 kW max; typical: 18 x (5.8 + 0.0832 + 0.3 + 0.35) + 9 x 1.1
+    assert a.metrics()["it_power_kw"] == pytest.approx(133.2)
+    assert a.metrics()["it_power_typical_kw"] == pytest.approx(18 * 6.5332 + 9.9)
+    rows = [r for r in a.tables()["assumptions"] if r["item"].startswith("power override")]
+    assert rows and "vendor quote Q-1" == rows[0]["source"]
+
+
+def test_air_heat_warning_default_and_design_limit(catalog, tmp_path):
+    a = analyze_file(DESIGNS / "dgx_h100_su.yaml", catalog)
+    # 4 x 10.2 kW = 40.8 kW of air heat per rack > 30 kW default (hardware-facts §8)
+    assert any("40.8 kW of air heat" in w for w in a.cooling.warnings)
+    text = (DESIGNS / "dgx_h100_su.yaml").read_text().replace(
+        "  nvlink_partition_mode: full_bandwidth\n",
+        "  nvlink_partition_mode: full_bandwidth\n  air_heat_limit_kw_per_rack: 45\n")
+    p = tmp_path / "d.yaml"
+    p.write_text(text)
+    assert not analyze_file(p, catalog).cooling.warnings
+
+
+@pytest.mark.parametrize("row, message", [
+    ("{type: nvidia-nvlink5-switch-trai, max_w: 1500, source: q}", "unknown part type"),
+    ("{type: nvidia-nvlink5-switch-tray, source: q}", "gives no figure"),
+    ("{type: nvidia-nvlink5-switch-tray, max_w: 1000, typical_w: 1200, source: q}", "above max_w"),
+])
+def test_bad_power_override_exits_2(tmp_path, run_cli, row, message):
+    text = NVL72.replace("REDUNDANCY", "").rstrip() + f"\n    power_overrides:\n      - {row}\n"
+    res = run_cli("validate", str(_write(tmp_path, text)))
+    assert res.exit_code == 2 and message in res.output and "power_overrides" in res.output
