@@ -117,7 +117,7 @@ def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumption
         "gpus": gpus, "racks": racks,
         "floor_tiles": racks * TILES_PER_RACK + in_row * TILES_PER_RACK,
         "floor_tiles_exclude": ", ".join(f"{u} (count unknown)" for u in unknown_units) or "-",
-        "it_power_kw": _r(m["it_power_kw"], 2), "facility_power_kw": _r(fac_mw * 1000, 2),
+        "it_power_kw": m["it_power_kw"], "facility_power_kw": _r(fac_mw * 1000, 2),
         "it_power_mw": _r(it_mw), "facility_power_mw": _r(fac_mw), "pue_ratio": pue_of(da, a),
         "it_power_kw_per_rack": _r(_div(m["it_power_kw"], racks), 2),
         "power_unknown_parts_count": m["power_unknown_parts_count"],
