@@ -132,3 +132,21 @@ def test_price_entry_checks(tmp_path, catalog):
     assert e.value.line == 4
     fibre = _price_file(tmp_path, "fibre", _entry("fibre-link", 120, basis="quote"))
     assert load_prices([fibre], catalog).get("fibre-link").basis == "quote"
+
+
+@pytest.mark.parametrize("design", sorted(p.name for p in DESIGNS.glob("*.yaml")))
+def test_every_shipped_workbook_recalculates_to_the_tool(design, tmp_path, catalog):
+    """For every shipped design at the shipped prices, the recalculated BOM sheet gives
+    the tool's capex (blank when nothing is priced), unpriced-line count and scope."""
+    from infra.reports.xlsx_report import build_workbook
+
+    a = analyze_file(DESIGNS / design, catalog)
+    data = a.as_dict()
+    data["tables"] = {"bill_of_materials": data["tables"]["bill_of_materials"]}  # fast
+    path = tmp_path / "bom.xlsx"
+    build_workbook(data).save(path)
+    _, _, get = _sheet_values(path)
+    c = a.capex
+    assert get("Total") == (None if c.priced_usd is None else pytest.approx(c.priced_usd))
+    assert get("Unpriced lines") == len(c.unpriced_lines)
+    assert get("Capex scope") == c.scope

@@ -151,3 +151,12 @@ def test_xlsx_reruns_are_byte_identical(run_cli, tmp_path, monkeypatch):
     run_cli("design", NVL72, "--report", "xlsx", "-o", str(tmp_path / "e"), "-q")
     with zipfile.ZipFile(tmp_path / "e" / "gb200_nvl72.xlsx") as z:
         assert "2023-11-14T22:13:20Z" in z.read("docProps/core.xml").decode()
+
+
+def test_empty_catalog_directory_is_an_error(run_cli, tmp_path):
+    # Before: an empty --catalog silently fell back to the shipped catalog (exit 0).
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    res = run_cli("validate", "--catalog", str(empty), NVL72)
+    assert res.exit_code == 2
+    assert "empty: catalog directory has no catalog files" in res.output

@@ -42,9 +42,10 @@ def test_aws_nvl36x2_power(aws):
     # per tray: 2 x 2,900 W GB200 (NVIDIA budget) + 8 x 25 W Nitro 400G [est] + 150 W Nitro
     # DPU [est] + 4 x 50 W PCIe switches [est] + 500 W overhead [est] = 6,850 W
     # per rack: 9 x 6.85 + 9 x 1.24 kW switch trays + 6 x 274 W ToRs [est] = 74.454 kW
-    # two racks 148.908 kW; facility x PUE 1.2 = 178.6896 kW
-    assert m["it_power_kw"] == pytest.approx(148.908)
-    assert m["facility_power_kw"] == pytest.approx(178.6896)
+    # two racks 148.908 kW + cross-rack NVLink copper: 648 links x 1.5 W [est] = 0.972 kW
+    # -> 149.88 kW; facility x PUE 1.2 = 179.856 kW
+    assert m["it_power_kw"] == pytest.approx(149.88)
+    assert m["facility_power_kw"] == pytest.approx(179.856)
     # liquid: superchips and switch trays: 2 x (9 x 5.8 + 9 x 1.24) = 126.72 kW
     assert m["liquid_heat_kw"] == pytest.approx(126.72)
     assert m["power_unknown_parts_count"] == 0 and not aws.power.unknown  # no silent 0 W

@@ -230,3 +230,50 @@ def test_other_gpu_type_is_one_finding_per_node():
     assert [f.node for f in types] == ["r001n01", "r001n02", "r001n03", "r001n04"]
     assert "PCI id 0x2330" in types[0].expected and "NVIDIA GB200 (PCI id 0x2941)" in types[0].found
     assert {f.check for f in res.findings} == {"gpu-type", "node-unknown"}
+
+
+def test_expect_all_reports_nodes_without_dumps(run_cli):
+    res = diff_file(H100_SU, FIX / "hgx-h100-clean", expect_all=True)
+    missing = [f.node for f in res.findings if f.check == "node-missing"]
+    # the clean set has rack 1 (4 nodes) of the 32-node SU: 28 nodes have no dumps
+    assert len(missing) == 28 and missing[0] == "r002n01" and res.errors == 28
+    out = run_cli("diff", str(H100_SU), "--inventory", str(FIX / "hgx-h100-clean"), "--expect-all")
+    assert out.exit_code == 1
+
+
+def test_idle_gpu_link_speed_is_info_not_error(tmp_path, run_cli):
+    """Idle GPUs lower their PCIe link speed: Gen1 at P8 is info (capture under load)."""
+    import shutil
+
+    inv = tmp_path / "inv"
+    shutil.copytree(FIX / "hgx-h100-clean" / "r001n01", inv / "r001n01")
+    p = inv / "r001n01" / "nvidia-smi-q.xml"
+    text = p.read_text()
+    first = text.index("<current_link_gen>5</current_link_gen>")
+    text = text[:first] + "<current_link_gen>1</current_link_gen>" + text[first + 38:]
+    text = text.replace("<performance_state>P0</performance_state>",
+                        "<performance_state>P8</performance_state>", 1)
+    p.write_text(text)
+    res = diff_file(H100_SU, inv)
+    (f,) = res.findings
+    # device 0 is module 2 -> design gpu1; Gen1 x16 usable: 2.5 GT/s x 16 x 8/10 x 256/280
+    # = 29.3 Gb/s, so the NIC path would fall from 400 to 29 Gb/s if it stayed there
+    assert (f.severity, f.check, f.gpu, f.found) == ("info", "pcie-degraded", "gpu1 (module 2)",
+                                                     "Gen1 x16")
+    assert "from 400 to 29 Gb/s" in f.cost and "capture under load" in f.cost
+    assert run_cli("diff", str(H100_SU), "--inventory", str(inv)).exit_code == 0
+
+
+def test_guid_map_names_set_the_rail_order(tmp_path):
+    import shutil
+
+    inv = tmp_path / "inv"
+    shutil.copytree(FIX / "hgx-h100-clean", inv)
+    # node 1's adapter GUIDs are 0xe09d7303000001<rank>; rank k is cabled to rail k
+    guids = [f"0x{0xE09D730300000100 + k:016x}" for k in range(8)]
+    (inv / "guid-map.txt").write_text("".join(f'{g} "r001n01 rail{k}"\n' for k, g in enumerate(guids)))
+    assert diff_file(H100_SU, inv).findings == ()
+    (inv / "guid-map.txt").write_text("".join(f'{g} "r001n01 rail{7 - k}"\n' for k, g in enumerate(guids)))
+    wrong = diff_file(H100_SU, inv).findings
+    # reversed names: every adapter of r001n01 now claims the opposite rail's leaf
+    assert [f.check for f in wrong] == ["cable-wrong-leaf"] * 8

@@ -47,8 +47,9 @@ def test_workbook_sheets_headers_formats(aws_reports):
     col = [c.value for c in ws[1]].index("IT per rack (kW)")  # the unit once, in the header
     assert ws.cell(row=2, column=col + 1).number_format == "#,##0.0"
     summary = {r[4]: r for r in wb["Summary"].iter_rows(min_row=5, values_only=True) if r[0]}
-    # 2 racks x 74.454 kW (tests/test_designs.py); every part now has a figure: no mark
-    assert summary["it_power_kw"][:4] == ("IT power (design maximum)", 148.908, "kW", None)
+    # 2 racks x 74.454 kW + 0.972 kW cross-rack copper (tests/test_designs.py); every part
+    # now has a figure: no lower-bound mark
+    assert summary["it_power_kw"][:4] == ("IT power (design maximum)", 149.88, "kW", None)
     assert wb["Summary"].cell(row=5, column=2).number_format == "#,##0"  # no unit text
     # unknown: blank and marked, never 0
     assert summary["achievable_pflops_bf16"][1:4] == (None, "PFLOPS", "unknown")

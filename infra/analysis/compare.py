@@ -30,7 +30,7 @@ from typing import Any
 from infra.analysis.compare_costs import cost_inputs, tco_rows
 from infra.analysis.compare_scope import ScopeCheck, is_ranked_metric, rank_cell, scope_check
 from infra.analysis.compare_metrics import (
-    SYSTEM_FLOPS, _r, chip_metrics, cost_metrics, design_metrics, pue_of)
+    SYSTEM_FLOPS, _r, chip_metrics, cost_metrics, design_metrics, design_tco, pue_of)
 from infra.analysis.power import unit_power
 from infra.analysis.summary import analyze_file
 from infra.analysis.target import Block, Sizing, Target, size_to
@@ -211,8 +211,7 @@ def design_option(key: str, path: Path, book: PriceBook, catalog: Catalog,
     capex = design_capex(da.rd, book, da.cooling.unit_counts(), da.fabrics)
     fac_kw = da.power.it_kw * pue_of(da, a)
     flops = {p: da.compute.peak_dense_pflops[p] for p in PRECISIONS}
-    tco = total_cost(capex, da.power.it_kw, pue_of(da, a), flops.get(a.precision),
-                     da.compute.gpus, a)
+    tco = design_tco(da, capex, a)
     m = design_metrics(da, capex, tco, a)
     build = da.rd.design.build
     k = next(iter(build.values())) if len(build) == 1 else 1

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.analysis.summary import DesignAnalysis, analyze_file
-from infra.analysis.tco import CATEGORIES, Capex, CostAssumptions, Tco
+from infra.analysis.tco import CATEGORIES, Capex, CostAssumptions, Tco, total_cost
 from infra.models.catalog import Catalog
 from infra.models.expand import expand_tray
 from infra.models.parts import PRECISIONS, Gpu
@@ -94,6 +94,13 @@ def _reference_domains() -> tuple[tuple[str, int], ...]:
 
 
 # --- system level -------------------------------------------------------------------
+
+def design_tco(da: DesignAnalysis, capex: Capex, a: CostAssumptions) -> Tco:
+    """TCO of an analysed design under ``a`` (its own PUE unless ``a.pue`` is set), on
+    the precision ``a.precision`` (used by ``infra compare`` and ``infra sweep``)."""
+    return total_cost(capex, da.power.it_kw, pue_of(da, a),
+                      da.compute.peak_dense_pflops.get(a.precision), da.compute.gpus, a)
+
 
 def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumptions) -> dict:
     m = da.metrics()

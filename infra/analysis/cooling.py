@@ -116,7 +116,7 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
     liquid = sum(r.liquid_kw * r.racks for r in power.racks)
     # fabric switches sit outside the modelled racks and node-end optics are not in any
     # rack layout's units: their heat goes to the hall's air
-    extra = power.fabric_kw + power.node_optics_kw
+    extra = power.fabric_kw + power.node_optics_kw + power.scaleup_cables_kw
     air = sum(r.air_kw * r.racks for r in power.racks) + extra
     a = rd.design.assumptions
     limit = a.air_heat_limit_kw_per_rack or AIR_HEAT_LIMIT_KW

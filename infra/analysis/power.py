@@ -98,6 +98,7 @@ class DesignPower:
     unknown_bound_kw: float | None = 0.0  # None: some unknown has no stated bound
     node_optics_kw: float = 0.0  # node-end optics of sum-of-parts nodes (in it_kw)
     fabric_typical_kw: float = 0.0
+    scaleup_cables_kw: float = 0.0  # active cables joining NVLink switch trays across racks
     overrides: tuple[tuple[str, float | None, float | None, str], ...] = ()
 
     @property
@@ -219,8 +220,9 @@ def design_power(rd: ResolvedDesign, fabrics: list | None = None) -> DesignPower
     share = _summed_node_share(rd, racks)
     node = share * sum(f.node_optics_kw for f in fabrics)
     node_typ = share * sum(getattr(f, "node_optics_typical_kw", f.node_optics_kw) for f in fabrics)
-    it = sum(r.it_kw * r.racks for r in racks) + fabric + node
-    typ = sum(r.it_typical_kw * r.racks for r in racks) + fabric_typ + node_typ
+    xr, xr_typ = _scaleup_cables_kw(rd)
+    it = sum(r.it_kw * r.racks for r in racks) + fabric + node + xr
+    typ = sum(r.it_typical_kw * r.racks for r in racks) + fabric_typ + node_typ + xr_typ
     unknown = sorted({u for r in racks for u in r.unknown} | {u for f in fabrics for u in f.unknown_power})
     bounds = [None if r.unknown_bound_kw is None else r.unknown_bound_kw * r.racks for r in racks]
     bound = None if any(b is None for b in bounds) or any(f.unknown_power for f in fabrics) \
@@ -228,7 +230,27 @@ def design_power(rd: ResolvedDesign, fabrics: list | None = None) -> DesignPower
     pue = rd.design.assumptions.pue
     ov = tuple((o.type, o.max_w, o.typical_w, o.source) for o in rd.design.power_overrides)
     return DesignPower(racks, it, it * pue, pue, tuple(unknown), fabric, typ, bound, node,
-                       fabric_typ, ov)
+                       fabric_typ, xr, ov)
+
+
+def _scaleup_cables_kw(rd: ResolvedDesign) -> tuple[float, float]:
+    """Max and typical kW of the cable sets joining switch trays across racks (NVL36x2):
+    per-link cable power x the domain's cross-rack links x domains."""
+    shapes = [s for s in rd.domain_shapes if s.cross_rack_cable is not None]
+    if not shapes:
+        return 0.0, 0.0
+    from infra.topology.scaleup import scale_up_domains
+
+    mx = typ = 0.0
+    for shape, dom in zip(rd.domain_shapes, scale_up_domains(rd)):
+        c = shape.cross_rack_cable
+        if c is None or not dom.cross_rack_links:
+            continue
+        f = part_figure(c, rd.catalog, overrides_of(rd.design))
+        links = dom.cross_rack_links * dom.count
+        mx += links * (f.max_w or 0.0)
+        typ += links * (f.typical_w or 0.0)
+    return w_to_kw(mx), w_to_kw(typ)
 
 
 def _summed_node_share(rd: ResolvedDesign, racks: tuple[RackPower, ...]) -> float:

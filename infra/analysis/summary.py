@@ -20,8 +20,8 @@ from infra.analysis.cabling import cabling_plan
 from infra.analysis.cooling import DesignCooling, design_cooling
 from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
 from infra.analysis.elevation import elevation_rows, rack_elevations
-from infra.analysis.placement import network_elevations
 from infra.analysis.envelopes import EnvelopeRow, design_envelopes, envelope_table
+from infra.analysis.placement import network_elevations
 from infra.analysis.power import DesignPower, design_power
 from infra.analysis.supply import server_psu_rows, supply_rows
 from infra.analysis.tco import Capex, design_capex
@@ -73,6 +73,7 @@ class DesignAnalysis:
         m["power_unknown_parts_count"] = len(p.unknown)
         m["power_unknown_kw_bound"] = _r(p.unknown_bound_kw) if p.unknown else 0.0
         m["node_optics_power_kw"] = _r(p.node_optics_kw)
+        m["scale_up_cable_power_kw"] = _r(p.scaleup_cables_kw)
         m["power_envelope_warnings_count"] = sum(1 for e in self.envelopes if e.warning)
         m.update(bandwidth_metrics(self.bandwidth))
         m.update(fabric_metrics(self.fabrics))

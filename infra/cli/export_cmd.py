@@ -19,16 +19,30 @@ TARGETS = ("slurm", "nccl", "k8s", "netbox", "graphml", "cabling")
                    "(1-based); default r{rack:03d}n{slot:02d}.")
 @click.option("--scope", default="fabric", show_default=True,
               help="graphml only: fabric | cluster | domain | rack | tray:<slug>.")
+@click.option("--rack-width-m", type=float, default=None,
+              help="cabling only: rack pitch along a row (default 0.6).")
+@click.option("--row-pitch-m", type=float, default=None,
+              help="cabling only: distance between rows (default 3.0).")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
-def export(file, to, outdir, pattern, scope, catalog_dir) -> None:
+def export(file, to, outdir, pattern, scope, rack_width_m, row_pitch_m, catalog_dir) -> None:
     """Export design FILE to a target system's own format (checked before writing)."""
     from infra.analysis.identity import DEFAULT_HOST_PATTERN
     from infra.exports import export_design, write_export
     from infra.models.catalog import load_catalog
     from infra.models.resolve import load_design
 
+    from infra.analysis.placement import Geometry
+
+    geometry = None
+    if rack_width_m is not None or row_pitch_m is not None:
+        for name, v in (("--rack-width-m", rack_width_m), ("--row-pitch-m", row_pitch_m)):
+            if v is not None and not 0 < v < 1000:
+                raise click.BadParameter(f"{v} m is not a plausible distance", param_hint=name)
+        base = Geometry()
+        geometry = Geometry(rack_width_m=rack_width_m or base.rack_width_m,
+                            row_pitch_m=row_pitch_m or base.row_pitch_m)
     rd = load_design(file, load_catalog(catalog_dir))
-    ex = export_design(rd, to, pattern or DEFAULT_HOST_PATTERN, scope)
+    ex = export_design(rd, to, pattern or DEFAULT_HOST_PATTERN, scope, geometry)
     paths = write_export(ex, outdir or Path("exports") / file.stem)
     for p in paths:
         click.echo(f"wrote {p}")

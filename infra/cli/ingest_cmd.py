@@ -25,6 +25,8 @@ Inventory layout (one directory per host, named by its host name):
 @click.option("--host-pattern", default="r{rack:03d}n{slot:02d}", show_default=True,
               help="Host names of the design's trays (1-based fields: index, rack, slot, u, "
                    "domain, domain_node), as in `infra export`.")
+@click.option("--expect-all", is_flag=True,
+              help="Every design node must have dumps (an error per node without).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md"]),
               default="table", show_default=True, help="Terminal output format.")
 @click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md", "json", "csv"]),
@@ -32,7 +34,7 @@ Inventory layout (one directory per host, named by its host name):
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True, help="Directory for reports.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
-def diff(design_file, inventory, host_pattern, fmt, reports, outdir, catalog_dir) -> None:
+def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir, catalog_dir) -> None:
     """Compare an installed cluster (INVENTORY dumps) with DESIGN_FILE.
 
     Exit code 1 when a finding of severity error exists (a bring-up gate), 2 on bad input.
@@ -41,7 +43,7 @@ def diff(design_file, inventory, host_pattern, fmt, reports, outdir, catalog_dir
     from infra.models.catalog import load_catalog
     from infra.reports.diff_report import render, write_diff
 
-    res = diff_file(design_file, inventory, load_catalog(catalog_dir), host_pattern)
+    res = diff_file(design_file, inventory, load_catalog(catalog_dir), host_pattern, expect_all)
     data = res.as_dict()
     click.echo(render(data, fmt), nl=False)
     for rep in dict.fromkeys(reports):

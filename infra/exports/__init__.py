@@ -23,7 +23,7 @@ TARGETS = ("slurm", "nccl", "k8s", "netbox", "graphml", "cabling")
 
 
 def export_design(rd: ResolvedDesign, to: str, pattern: str = DEFAULT_HOST_PATTERN,
-                  scope: str = "fabric") -> Export:
+                  scope: str = "fabric", geometry=None) -> Export:
     """Export ``rd`` to target ``to`` (one of :data:`TARGETS`).
 
     Parameters
@@ -35,6 +35,8 @@ def export_design(rd: ResolvedDesign, to: str, pattern: str = DEFAULT_HOST_PATTE
         Host-name pattern (:mod:`infra.analysis.identity`).
     scope : str
         GraphML scope (:mod:`infra.exports.graphml`).
+    geometry : infra.analysis.placement.Geometry, optional
+        Floor geometry for cable lengths (``cabling``; default: the stated one).
     """
     if to == "slurm":
         from infra.exports.slurm import slurm_export
@@ -55,7 +57,7 @@ def export_design(rd: ResolvedDesign, to: str, pattern: str = DEFAULT_HOST_PATTE
     if to == "cabling":
         from infra.exports.cabling import cabling_export
 
-        return cabling_export(rd, pattern)
+        return cabling_export(rd, pattern, geometry)
     if to == "netbox":
         from infra.exports.netbox import netbox_export
 

@@ -28,7 +28,7 @@ import zipfile
 from infra.analysis.cabling import UFM_COLUMNS, UFM_HEADER, cabling_plan
 from infra.analysis.fabric import design_fabrics
 from infra.analysis.identity import DEFAULT_HOST_PATTERN
-from infra.analysis.placement import network_placement
+from infra.analysis.placement import Geometry, network_placement
 from infra.exports.common import Export, ExportError, ExportFile
 from infra.models.resolve import ResolvedDesign
 
@@ -43,8 +43,13 @@ RACK_COLUMNS = (("rack", "Rack"), ("row", "Row"), ("slot", "Slot"), ("u", "U"),
 FIXED_TIME = (2000, 1, 1, 0, 0, 0)
 
 
-def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Export:
-    """Cabling sheets of every fabric of ``rd``; ExportError when it has none."""
+def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
+                   geometry: Geometry | None = None) -> Export:
+    """Cabling sheets of every fabric of ``rd``; ExportError when it has none.
+
+    ``geometry`` overrides the stated floor geometry (rack width, row pitch, overhead
+    run, slack, rounding) used for cable lengths.
+    """
     if pattern != DEFAULT_HOST_PATTERN:
         raise ExportError("the cabling plan names nodes with the default host-name pattern",
                           hint="drop --hostnames for --to cabling")
@@ -54,8 +59,9 @@ def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> E
                           hint="add a 'fabrics:' section")
     sheets: list[tuple[str, list[str], list[list]]] = []
     warnings = []
+    p = network_placement(rd, geometry)
     for f in fabrics:
-        rows = cabling_plan(rd, f)
+        rows = cabling_plan(rd, f, placement=p)
         if rows and "note" in rows[0]:
             keys = list(rows[0])
             sheets.append((f.name, keys, [[r.get(k) for k in keys] for r in rows]))
@@ -68,7 +74,6 @@ def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> E
         if bad:
             warnings.append(f"fabric {f.name!r}: {len(bad)} cables exceed their media's reach "
                             f"(first {bad[0]}): use longer-reach optics or move the racks")
-    p = network_placement(rd)
     racks = [[s.rack, p.position[s.rack][0], p.position[s.rack][1], s.u, s.name, s.slug, s.role,
               s.fabric, round(s.power_w, 1), ", ".join(s.unknown)]
              for s in sorted(p.switches.values(), key=lambda s: (p.position[s.rack], -s.u))]

@@ -33,7 +33,7 @@ from infra.models.resolve import ResolvedDesign, load_design
 
 
 def diff_inventory(rd: ResolvedDesign, inv: Inventory,
-                   host_pattern: str = DEFAULT_HOST_PATTERN) -> DiffResult:
+                   host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False) -> DiffResult:
     """Every deviation of ``inv`` from ``rd``.
 
     Parameters
@@ -43,6 +43,9 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
         From :func:`infra.ingest.inventory.load_inventory`.
     host_pattern : str
         How design trays are named (see :func:`infra.ingest.slots.design_nodes`).
+    expect_all : bool
+        Every design node must have dumps: one ``node-missing`` error per node without
+        (a whole-cluster gate); default: count them in the coverage only.
 
     Returns
     -------
@@ -61,6 +64,15 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
             continue
         pairs.append((dn, node))
         findings += node_findings(dn, node, rd.catalog)
+    if expect_all:
+        have = {n.host for n in inv.nodes}
+        for d in dnodes:
+            if d.host not in have:
+                findings.append(Finding("error", "node-missing", d.rack, d.u, d.host, None, None,
+                                        f"dumps of {d.host} ({d.tray.slug}, {d.gpus} GPUs)",
+                                        "no directory in the inventory",
+                                        f"{d.gpus} GPUs not verified (node down or not collected)",
+                                        inv.root))
     domain_gpus: Counter = Counter()
     for d in dnodes:
         domain_gpus[d.domain] += d.gpus
@@ -83,6 +95,7 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
 
 
 def diff_file(design: Path | str, inventory: Path | str, catalog: Catalog | None = None,
-              host_pattern: str = DEFAULT_HOST_PATTERN) -> DiffResult:
+              host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False) -> DiffResult:
     """Load ``design`` and ``inventory`` and diff them (the ``infra diff`` API)."""
-    return diff_inventory(load_design(design, catalog), load_inventory(inventory), host_pattern)
+    return diff_inventory(load_design(design, catalog), load_inventory(inventory), host_pattern,
+                          expect_all)

@@ -2,7 +2,9 @@
 
 Expected cables come from :func:`infra.analysis.cabling.cabling_plan` (node port
 ``p(k+1)`` = the node's k-th adapter on this fabric, ordered by the number in its name:
-``mlx5_0`` < ``mlx5_1``, ``HCA-1`` < ``HCA-2``). Discovered switches carry site names,
+``mlx5_0`` < ``mlx5_1``, ``HCA-1`` < ``HCA-2``). Where a system's device numbering does
+not follow its rails, name the adapters in rail order in ``guid-map.txt``
+(``0x<guid> "r001n01 rail0"``): the map overrides NodeDescriptions. Discovered switches carry site names,
 not design names, so each switch is identified with the design leaf most of its
 adapter cables are planned for (a vote; ties go to the lower name); the identification
 is reported. A host whose adapters are not all visible (one down, or unmapped) is

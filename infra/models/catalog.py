@@ -212,6 +212,9 @@ def _load(directory: str) -> Catalog:
             )
         entries[entry.slug] = entry
         files[entry.slug] = file
+    if not entries:
+        raise CatalogError("catalog directory has no catalog files (*.yaml parts)",
+                           file=directory, hint="point --catalog or INFRA_CATALOG at a catalog")
     catalog = Catalog(entries, files)
     from infra.models.expand import check_catalog_references
 

@@ -112,7 +112,8 @@ def _totals(ws, last: int, col: dict[str, str]) -> dict[str, str]:
                      f'"lower bound: "&{ext}{r0 + 1}&" lines unpriced","complete"))'),
         ("Capex scope", (
             f'=IF({priced}=0,"none",IF({unpriced()}=0,"full",'
-            f'IF({sys_u}+{fab_u}=0,"systems+fabric",IF({sys_u}=0,"systems",'
+            f'IF(AND({sys_u}+{fab_u}=0,COUNTIF({rng(grp)},"fabric")>0),"systems+fabric",'
+            f'IF({sys_u}=0,"systems",'
             f'IF(AND(COUNTIF({rng(kind)},"gpu")>0,{gpu_u}=0),"gpus-only","partial")))))')),
         (SUMMARY_CELLS["capex_completeness_fraction"],
          f'=IF({priced}+{ext}{r0 + 1}=0,"",{priced}/({priced}+{ext}{r0 + 1}))'),

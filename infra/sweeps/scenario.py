@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from infra.analysis.compare_metrics import design_metrics, pue_of
+from infra.analysis.compare_metrics import design_metrics, design_tco
 from infra.analysis.summary import DesignAnalysis, analyze
-from infra.analysis.tco import Capex, CostAssumptions, design_capex, total_cost
+from infra.analysis.tco import Capex, CostAssumptions
 from infra.errors import InfraError
 from infra.models.catalog import KIND_MODELS, Catalog, entry_as_dict, load_catalog
 from infra.models.prices import PriceBook, load_prices
@@ -129,14 +129,13 @@ def _analysed(ctx: SweepContext, sc: Scenario, data: dict, catalog: Catalog, boo
 
 def analysed(rd: ResolvedDesign, book: PriceBook) -> tuple[DesignAnalysis, Capex]:
     """The design analysis and its capex under ``book``."""
-    da = analyze(rd)
-    return da, design_capex(da.rd, book, da.cooling.unit_counts(), da.fabrics)
+    da = analyze(rd, book)
+    return da, da.capex  # type: ignore[return-value]
 
 
 def scenario_metrics(da: DesignAnalysis, capex: Capex, a: CostAssumptions) -> dict[str, Any]:
     """Design metrics with capex and TCO under ``a`` (as ``infra compare`` gives them)."""
-    flops = da.compute.peak_dense_pflops.get(a.precision)
-    tco = total_cost(capex, da.power.it_kw * pue_of(da, a), flops, a)
+    tco = design_tco(da, capex, a)
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
             for k, v in design_metrics(da, capex, tco, a).items()}
 

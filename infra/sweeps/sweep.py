@@ -28,7 +28,7 @@ from infra.models.resolve import load_design
 from infra.models.yamlio import read_yaml
 from infra.sweeps.diff import DesignDiff, diff, flatten
 from infra.sweeps.execute import run_all
-from infra.sweeps.grid import Grid, Scenario, load_grid, scenarios
+from infra.sweeps.grid import Grid, load_grid, scenarios
 from infra.sweeps.pareto import bound_reason, check_objectives, pareto_front
 from infra.sweeps.paths import SweepError, get_path
 from infra.sweeps.scenario import analysed, context_for, scenario_metrics

@@ -1,0 +1,152 @@
+"""Release check: >= 10,000 malformed inputs, classified (issue 18).
+
+Each case (``tests/fuzzing.py``: mutated designs, catalog parts, rates, prices, raw
+bytes, command-line arguments) runs in a forked child of a warm parent, with a
+wall-clock limit (SIGKILL, class ``e``) and a memory cap (RLIMIT_AS; a MemoryError
+counts as ``e`` too). Prints the class counts per family and the cases that are not
+``a`` or ``n``.
+
+Usage::
+
+    nice -n 10 python benchmarks/fuzz_run.py --cases 10000 --workers 2 --json out.json
+
+Cases are split evenly over the families; ``--max-minutes`` stops early (the counts say
+how many ran).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import fuzzing  # noqa: E402
+
+CLASSES = "abcdefn"
+
+
+def _child(case, work: Path, cat: Path, fd: int, mem_bytes: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
+    try:
+        o = fuzzing.run_case(case, work, cat)
+        res = {"klass": o.klass, "exit": o.exit_code, "message": o.message}
+        if o.klass == "c" and "MemoryError" in o.message:
+            res["klass"] = "e"
+    except MemoryError:
+        res = {"klass": "e", "exit": None, "message": "MemoryError"}
+    except BaseException as exc:  # noqa: BLE001 - the harness must report, not die
+        res = {"klass": "c", "exit": None, "message": f"harness: {type(exc).__name__}: {exc}"}
+    os.write(fd, json.dumps(res).encode()[:60000])
+    os._exit(0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", type=int, default=10_000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=10.0)
+    ap.add_argument("--mem-gb", type=float, default=3.0)
+    ap.add_argument("--max-minutes", type=float, default=600.0)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+
+    from click.testing import CliRunner  # warm the parent: children fork from it
+
+    from infra.cli.main import cli
+    from infra.models.catalog import load_catalog
+
+    load_catalog()
+    CliRunner().invoke(cli, ["validate", str(fuzzing.SMALL[0])], obj={})
+    import infra.analysis.failure_review  # noqa: F401
+    import infra.reports.writer  # noqa: F401
+
+    base = Path(tempfile.mkdtemp(prefix="fuzz-run-"))
+    cats = [fuzzing.catalog_copy(base / f"cat{i}") for i in range(args.workers)]
+    per = -(-args.cases // len(fuzzing.FAMILIES))
+    queue = [(f, s) for s in range(per) for f in fuzzing.FAMILIES][: args.cases]
+    counts: Counter = Counter()
+    bad: list[dict] = []
+    running: dict[int, tuple] = {}
+    free = list(range(args.workers))
+    t0 = time.time()
+    deadline = t0 + args.max_minutes * 60
+    done = 0
+    while queue or running:
+        while queue and free and time.time() < deadline:
+            fam, seed = queue.pop(0)
+            case = fuzzing.make_case(fam, seed)
+            slot = free.pop()
+            work = Path(tempfile.mkdtemp(dir=base))
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(r)
+                os.setpgid(0, 0)
+                _child(case, work, cats[slot], w, int(args.mem_gb * 2**30))
+            os.close(w)
+            running[pid] = (fam, seed, case, slot, r, time.time(), work)
+        if not running:
+            break
+        time.sleep(0.005)
+        for pid, (fam, seed, case, slot, r, started, work) in list(running.items()):
+            wpid, status = os.waitpid(pid, os.WNOHANG)
+            timed_out = wpid == 0 and time.time() - started > args.timeout
+            if wpid == 0 and not timed_out:
+                continue
+            if timed_out:
+                os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                res = {"klass": "e", "exit": None, "message": f"over {args.timeout:g} s"}
+            else:
+                raw = b""
+                while chunk := os.read(r, 65536):
+                    raw += chunk
+                res = json.loads(raw) if raw else {"klass": "c", "exit": status,
+                                                   "message": "child died"}
+            os.close(r)
+            if case.catalog_file:  # a killed child cannot restore its part file
+                (cats[slot] / case.catalog_file).write_bytes(
+                    (fuzzing.CATALOG / case.catalog_file).read_bytes())
+            del running[pid]
+            free.append(slot)
+            done += 1
+            counts[(fam, res["klass"])] += 1
+            if res["klass"] not in "an":
+                bad.append({"family": fam, "seed": seed, "op": case.op, "args": case.args,
+                            **res})
+            if done % 500 == 0:
+                print(f"{done} cases, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+        if time.time() >= deadline:
+            queue.clear()
+    elapsed = time.time() - t0
+    _print(counts, done, elapsed, bad)
+    if args.json:
+        args.json.write_text(json.dumps({
+            "cases": done, "seconds": round(elapsed, 1),
+            "counts": {f"{f}:{k}": n for (f, k), n in sorted(counts.items())},
+            "not_a_or_n": bad}, indent=1))
+
+
+def _print(counts: Counter, done: int, elapsed: float, bad: list[dict]) -> None:
+    print(f"{done:,} cases in {elapsed:.0f} s")
+    print("| family | " + " | ".join(CLASSES) + " | total |")
+    print("|---|" + "---:|" * (len(CLASSES) + 1))
+    for fam in fuzzing.FAMILIES + ("all",):
+        row = [sum(n for (f, k), n in counts.items() if k == c and fam in (f, "all"))
+               for c in CLASSES]
+        print(f"| {fam} | " + " | ".join(f"{n:,}" for n in row) + f" | {sum(row):,} |")
+    for b in bad[:40]:
+        print(f"{b['klass']} {b['family']}#{b['seed']} {b['op']}: {b['message'][:200]!r}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""In-suite fuzzer (issue 18): mutated shipped inputs give exit 2 or a valid result.
+
+Never a traceback or internal error (c), a non-finite figure or 0 GPUs on exit 0 (d), a
+case over 10 s (e), a temporary file or report left by a failed run, or a corrupt JSON
+(f). Seeded (derandomized), 48 cases over the six families of ``tests/fuzzing.py``;
+``benchmarks/fuzz_run.py`` runs the same generator on >= 10,000 cases.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fuzzing
+
+CASE_SECONDS = 10.0
+
+
+@pytest.fixture(scope="module")
+def catalog_copy(tmp_path_factory):
+    return fuzzing.catalog_copy(tmp_path_factory.mktemp("fuzz") / "cat")
+
+
+@settings(max_examples=48, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(family=st.sampled_from(fuzzing.FAMILIES), seed=st.integers(0, 10**6))
+def test_mutated_inputs_are_handled(catalog_copy, family, seed):
+    case = fuzzing.make_case(family, seed)
+    with tempfile.TemporaryDirectory() as work:
+        outcome = fuzzing.run_case(case, Path(work), catalog_copy)
+    assert outcome.klass not in "cdef", (family, seed, case.op, case.args, outcome)
+    assert outcome.seconds < CASE_SECONDS, (family, seed, case.op, outcome.seconds)
+
+
+@pytest.mark.parametrize("family", fuzzing.FAMILIES)
+def test_each_family_produces_cases(family):
+    ops = {fuzzing.make_case(family, s).op.split(":")[0] for s in range(30)}
+    assert len(ops) >= 3, ops  # the generator really varies its mutations
