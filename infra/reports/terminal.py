@@ -152,6 +152,8 @@ def metric_lines(m: dict[str, Any], keys: list[str]) -> list[str]:
     for k in keys:
         value = fmt(m[k])
         unit = metric_unit(k)
+        if unit == "fraction" and isinstance(m[k], (int, float)):
+            value, unit = f"{m[k]:.1%}", ""
         if k == "capex_priced_usd" and m.get("capex_unpriced_sku_count") and m[k] is None:
             unit += f" ({_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
         elif k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
