@@ -96,6 +96,8 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
     def ok(u: str, v: str, d: dict) -> bool:
         return d.get("kind") == "nvlink" and u not in dead and v not in dead and d.get("via") not in dead
 
+    if dom.tiered:
+        return _tiered_failure(dom, dead, gpus, ok, mode)
     if dom.topology in ("none", "mesh"):
         parts = (tuple(1 for _ in alive) if dom.topology == "none"
                  else ((len(alive),) if alive else ()))
@@ -120,6 +122,39 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
     deg = sorted(n for n in usable if links[n] < full)
     return DomainFailure(tuple(n for n in gpus if n not in usable), tuple(deg),
                          {n: links[n] / full for n in deg}, parts)
+
+
+def _tiered_failure(dom: ScaleUpDomain, dead: set[str], gpus: list[str], ok, mode: str) -> DomainFailure:
+    """Two-tier domains: losing access links removes (full_bandwidth) or degrades
+    (adaptive) a GPU; losing L1-L2 uplinks degrades the cross-rack bandwidth of the GPUs
+    behind the L1 chips concerned, never removes them. Partitions = connected components.
+    """
+    g = dom.graph
+    full = dom.links_per_gpu
+    alive = [n for n in gpus if n not in dead]
+    access = {n: [(v, d) for _, v, d in g.edges(n, data=True) if ok(n, v, d)] for n in alive}
+    links = {n: sum(d["links"] for _, d in access[n]) for n in alive}
+    keep = ({n for n in alive if links[n] == full} if mode == "full_bandwidth"
+            else {n for n in alive if links[n] > 0})
+    up_share: dict[str, float] = {}
+    for c, data in g.nodes(data=True):
+        if data["kind"] == "nvlink_switch_chip" and data.get("tier") == 1 and c not in dead:
+            ups = [(u, v, d) for u, v, d in g.edges(c, data=True) if d.get("via") == "xrack"]
+            total = sum(d["links"] for *_, d in ups)
+            up_share[c] = sum(d["links"] for u, v, d in ups if ok(u, v, d)) / total if total else 1.0
+    kept = {}
+    for n in keep:
+        share = sum(d["links"] * up_share.get(v, 1.0) for v, d in access[n]) / full
+        if share < 1 - 1e-9:
+            kept[n] = share
+    sub = nx.Graph()
+    sub.add_nodes_from(keep)
+    sub.add_edges_from((u, v) for u, v, d in g.edges(data=True)
+                       if ok(u, v, d) and (u in keep or g.nodes[u]["kind"] != "gpu")
+                       and (v in keep or g.nodes[v]["kind"] != "gpu"))
+    parts = tuple(sorted((len(c & keep) for c in nx.connected_components(sub) if c & keep),
+                         reverse=True))
+    return DomainFailure(tuple(n for n in gpus if n not in keep), tuple(sorted(kept)), kept, parts)
 
 
 def tray_component_failure(tray, catalog, name: str) -> tuple[list[str], dict[str, float]]:
@@ -191,22 +226,39 @@ class _Ctx:
                  for k in ("gpu", "nvlink_switch_chip", "nvlink_switch_tray", "rack")}
         label = f"in {dom.name}"
         cases = [("gpu", first["gpu"][:1], dom.gpus * n, "one GPU")]
-        if first["nvlink_switch_chip"]:
+        if dom.tiered:
+            cases += self._tier_cases(dom)
+        elif first["nvlink_switch_chip"]:
             cases.append(("nvlink_switch_chip", first["nvlink_switch_chip"][:1],
                           dom.switch_chips * n, "one NVLink switch chip"))
-        if first["nvlink_switch_tray"]:
+        if first["nvlink_switch_tray"] and not dom.tiered:
             cases.append(("nvlink_switch_tray", first["nvlink_switch_tray"][:1],
                           len(first["nvlink_switch_tray"]) * n, "one NVLink switch tray"))
         if dom.scope == "rack":
-            cases.append(("nvlink_backplane", ["r0.backplane"], dom.racks * n,
+            gpu_racks = len({d["rack"] for _, d in g.nodes(data=True) if d["kind"] == "gpu"})
+            cases.append(("nvlink_backplane", ["r0.backplane"], gpu_racks * n,
                           "one rack's NVLink cable cartridge"))
-            if dom.racks == 2:
+            if dom.racks == 2 and not dom.tiered:
                 cases.append(("nvlink_backplane", ["xrack"], n, "the cross-rack NVLink cable set"))
         for kind, failed, count, what in cases:
             eff = domain_effect(dom, set(failed), self.mode)
             broken = 0 if max(eff.partitions, default=0) == dom.gpus else 1
             note = f"{what}; partitions left: {list(eff.partitions) or 'none'} ({self.mode})"
             self.add(kind, f"{what} {label}", count, dom, eff, broken, note)
+
+    @staticmethod
+    def _tier_cases(dom: ScaleUpDomain) -> list[tuple]:
+        """One switch chip and one switch tray of each tier (L1 beside the GPUs, L2 above)."""
+        g, cases = dom.graph, []
+        for t in dom.tiers:
+            for kind, what in (("nvlink_switch_chip", "switch chip"),
+                               ("nvlink_switch_tray", "switch tray")):
+                nodes = sorted(x for x, d in g.nodes(data=True)
+                               if d["kind"] == kind and d.get("tier") == t.tier)
+                if nodes:
+                    count = (t.chips if kind == "nvlink_switch_chip" else t.switch_trays) * dom.count
+                    cases.append((kind, nodes[:1], count, f"one L{t.tier} NVLink {what}"))
+        return cases
 
     def tray_rows(self, tray) -> None:
         rd = self.rd
@@ -260,6 +312,8 @@ class _Ctx:
             if dom is None:
                 continue
             rack_eff = self._rack_effect(dom, rp.layout, rack_gpus)
+            if dom.tiered:  # losing a rack of L2 switches degrades the domain, need not break it
+                per_rack_domains = 0 if max(rack_eff.partitions, default=0) == dom.gpus else 1
             self.add("rack", f"{rp.layout} ({lay.rack.slug})", rp.racks, dom, rack_eff,
                      per_rack_domains, "whole rack down")
             units: dict[str, list] = {}
@@ -282,10 +336,10 @@ class _Ctx:
 
     def _rack_context(self, layout: str):
         for d in self.domains:
-            if d.scope == "rack" and any(x.get("kind") == "rack" for _, x in d.graph.nodes(data=True)):
-                names = {ln for s in self.rd.domain_shapes for ln, _ in s.layouts}
-                if layout in names:
-                    return d, d.gpus // d.racks, 1
+            if d.scope == "rack" and layout in d.layouts:
+                rack = self._rack_node(d, layout)
+                return d, sum(1 for _, x in d.graph.nodes(data=True)
+                              if x["kind"] == "gpu" and x["rack"] == rack), 1
         lay = self.rd.layouts[layout]
         trays = lay.of_kind("compute_tray")
         if not trays:
@@ -296,9 +350,15 @@ class _Ctx:
         per = sum(i.count * expand_tray(i.part, self.rd.catalog).count("gpu") for i in trays)
         return d, per, n_trays if d.gpus > 1 else 0
 
+    @staticmethod
+    def _rack_node(dom: ScaleUpDomain, layout: str) -> str:
+        """The first rack of ``layout`` in the domain's graph."""
+        return min(n for n, x in dom.graph.nodes(data=True)
+                   if x["kind"] == "rack" and x.get("layout") == layout)
+
     def _rack_effect(self, dom: ScaleUpDomain, layout: str, rack_gpus: int) -> Effect:
         if dom.scope == "rack":
-            return domain_effect(dom, {"r0"}, self.mode)
+            return domain_effect(dom, {self._rack_node(dom, layout)}, self.mode)
         return Effect(rack_gpus, 0, None, ())
 
     def _pod_cooling_row(self, row) -> None:

@@ -29,7 +29,11 @@ def metric_unit(name: str) -> str:
     """Unit of a metric from its name's suffix (``it_power_kw`` -> ``kW``)."""
     if name.startswith("peak_dense_pops") :
         return "POPS (dense)"
+    if name.startswith("peak_sparse_pops"):
+        return "POPS (sparse)"
     if "pflops" in name:
+        if "sparse" in name:
+            return "PFLOPS (sparse)"
         return "PFLOPS (dense)" if "dense" in name else "PFLOPS"
     for suffix, unit in SUFFIX_UNITS:
         if name.endswith(suffix):
@@ -47,6 +51,7 @@ NUMBER_FORMATS = {
     "GB/s": '#,##0.0 "GB/s"', "TB/s": '#,##0.0 "TB/s"', "Gb/s": '#,##0 "Gb/s"',
     "Tb/s": '#,##0.0 "Tb/s"', "TB": '#,##0.00 "TB"', "PFLOPS": '#,##0.0 "PFLOPS"',
     "PFLOPS (dense)": '#,##0.0 "PFLOPS"', "POPS (dense)": '#,##0.0 "POPS"',
+    "PFLOPS (sparse)": '#,##0.0 "PFLOPS"', "POPS (sparse)": '#,##0.0 "POPS"',
     "ratio": "0.00", "ratio (demand / capacity)": '0.00"x"', "fraction": "0.0%",
     "GPUs": '#,##0 "GPUs"', "count": "#,##0", "GB/s per GPU": '#,##0 "GB/s"',
     "Gb/s per GPU": '#,##0 "Gb/s"', "Gb/s per tray": '#,##0 "Gb/s"', "U": '0 "U"',
