@@ -5,8 +5,14 @@ Every message says where (file, YAML path, line), what is wrong and how to fix i
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
-from collections.abc import Iterable, Sequence
+import reprlib
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+MAX_MESSAGE_CHARS = 1000  # an error message longer than this is cut (saying so)
 
 
 class InfraError(Exception):
@@ -37,6 +43,8 @@ class InfraError(Exception):
         text = f"{where}: {self.message}" if where else self.message
         if self.hint:
             text += f" ({self.hint})"
+        if len(text) > MAX_MESSAGE_CHARS:
+            text = text[: MAX_MESSAGE_CHARS - 60] + f"... (message cut: {len(text):,} characters)"
         return text
 
 
@@ -91,3 +99,76 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
 
 class RatesError(InfraError):
     """A failure-rates file (or a design's ``failure_rates``) is malformed."""
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = 60
+_REPR.maxother = 60
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
+_REPR.maxlevel = 2
+
+
+def describe_value(value: object, limit: int = 60, *, bare: bool = False) -> str:
+    """A short description of a bad value for a message: never the whole of a large value.
+
+    Examples
+    --------
+    >>> describe_value("x" * 10_000)
+    "a string of 10,000 characters starting 'xxxxxxxxxxxxxxxxxxxxxxxx...'"
+    >>> describe_value([[1, 2]] * 9)
+    'a list of 9 items'
+    >>> describe_value(4.5)
+    '4.5'
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value if bare else repr(value)
+        head = value[: min(24, limit)]
+        return f"a string of {len(value):,} characters starting {head + '...'!r}"
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value):,} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, dict):
+        return f"a mapping of {len(value):,} key{'s' if len(value) != 1 else ''}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return f"an integer of {len(str(abs(value))):,} digits"
+    text = _REPR.repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def display_path(path: str | Path) -> str:
+    """``path`` relative to the working directory when it lies below it (stable in reports).
+
+    Examples
+    --------
+    >>> display_path(Path.cwd() / "designs" / "x.yaml") == str(Path("designs") / "x.yaml")
+    True
+    """
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError, RuntimeError):
+        return str(p)
+
+
+_CURRENT_INPUT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "infra_current_input", default=None)
+
+
+@contextlib.contextmanager
+def working_on(name: str | Path) -> Iterator[None]:
+    """Name the input being processed, for the CLI's message on an unexpected error."""
+    token = _CURRENT_INPUT.set(str(name))
+    try:
+        yield
+    except BaseException as exc:
+        if getattr(exc, "infra_input", None) is None:
+            with contextlib.suppress(AttributeError, TypeError):
+                exc.infra_input = str(name)  # type: ignore[attr-defined]
+        raise
+    finally:
+        _CURRENT_INPUT.reset(token)
+
+
+def current_input(exc: BaseException | None = None) -> str | None:
+    """The input ``exc`` was raised for, else the innermost :func:`working_on` name."""
+    return getattr(exc, "infra_input", None) or _CURRENT_INPUT.get()

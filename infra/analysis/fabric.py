@@ -158,22 +158,28 @@ def _endpoints(rd: ResolvedDesign, spec: FabricSpec, err) -> tuple[int, float, i
     return ports, speed, gpn, nodes
 
 
-def _nodes_in_pod(rd: ResolvedDesign, pod: str) -> int:
-    p = rd.design.pods[pod]
-    n = sum(c * rd.layouts[r].count("compute_tray") for r, c in p.racks.items())
-    return n + sum(c * _nodes_in_pod(rd, s) for s, c in p.pods.items() if s in rd.design.pods)
+def _nodes_in_pod(rd: ResolvedDesign, pod: str, memo: dict[str, int] | None = None) -> int:
+    """Compute trays in one instance of ``pod``; memoised, so linear in pod definitions."""
+    memo = {} if memo is None else memo
+    if pod not in memo:
+        p = rd.design.pods[pod]
+        n = sum(c * rd.layouts[r].count("compute_tray") for r, c in p.racks.items())
+        memo[pod] = n + sum(c * (_nodes_in_pod(rd, s, memo) if s in rd.design.pods
+                                 else rd.layouts[s].count("compute_tray"))
+                            for s, c in p.pods.items())
+    return memo[pod]
 
 
 def _groups(rd: ResolvedDesign, spec: FabricSpec, nodes: int, err) -> list[tuple[int, int]]:
     if not spec.group:
         return [(nodes, 1)]
     names = [g.strip() for g in spec.group.split(",")]
-    groups = []
+    groups, memo = [], {}
     for g in names:
         if g not in rd.design.pods:
             raise err(f"group {g!r} is not a pod of this design", ("group",),
                       hint=f"pods: {sorted(rd.design.pods)}")
-        groups.append((_nodes_in_pod(rd, g), rd.pod_counts[g]))
+        groups.append((_nodes_in_pod(rd, g, memo), rd.pod_counts[g]))
     covered = sum(n * c for n, c in groups)
     if covered != nodes:
         raise err(f"the groups {names} hold {covered} nodes, the fabric has {nodes}", ("group",),

@@ -14,7 +14,7 @@ from infra.models.yamlio import read_yaml
 
 def validate_file(path: Path, catalog: Catalog) -> str:
     """Return what ``path`` is ("design" or the catalog kind); raise on any error."""
-    data = read_yaml(path, CatalogError) if path.exists() else None
+    data = read_yaml(path, CatalogError)
     if isinstance(data, dict) and "kind" in data and "build" not in data:
         entry = parse_entry(data, path)
         if isinstance(entry, ComputeTray):  # wire it against the catalog's parts

@@ -11,13 +11,14 @@ Examples
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from infra.errors import CatalogError, InfraError, did_you_mean
+from infra.errors import CatalogError, InfraError, describe_value, did_you_mean
 from infra.models.parts import (
     Cable,
     Cpu,
@@ -136,18 +137,23 @@ def validation_error(
     """Turn pydantic's error into one message with the YAML path and line."""
     err = exc.errors()[0]
     loc = prefix + tuple(p for p in err["loc"] if not _is_union_tag(p))
-    msg = err["msg"]
+    msg = _plain(err["msg"])
     if err["type"] == "extra_forbidden":
-        msg = f"unknown key {loc[-1]!r}"
+        msg = f"unknown key {describe_value(str(loc[-1]), 40)}"
         hint = "remove it or fix its spelling; unknown keys are not allowed"
     elif err["type"] == "missing":
         hint = "add this required key"
     else:
-        hint = f"got {err.get('input')!r}" if not isinstance(err.get("input"), dict) else None
+        hint = f"got {describe_value(err.get('input'))}"
     more = len(exc.errors()) - 1
     if more:
         msg += f" (and {more} more error{'s' if more > 1 else ''})"
     return error_cls(msg, file=str(file), path=loc, line=line_of(file, loc), hint=hint)
+
+
+def _plain(msg: str) -> str:
+    """pydantic's wording without Python class names ("instance of RackLayout")."""
+    return re.sub(r"(?:a valid dictionary or )?instance of [A-Z]\w*", "a mapping", msg)
 
 
 def _is_union_tag(part: object) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from infra.errors import DesignError, InfeasibleDesignError, did_you_mean
+from infra.errors import DesignError, InfeasibleDesignError, InfraError, did_you_mean
 from infra.models.catalog import Catalog, load_catalog, validation_error
 from infra.models.design import Design
 from infra.models.parts import Cable, Part
@@ -131,23 +131,96 @@ def load_design(path: Path | str, catalog: Catalog | None = None) -> ResolvedDes
 
 
 class _Resolver:
+    """Resolve once per rack layout and once per pod definition.
+
+    Notes
+    -----
+    Pods form a DAG (a pod may be held by several others). Each pod is visited once, in
+    topological order, with its multiplicity summed over all parents, so the cost is
+    linear in pod definitions and references whatever the depth; paths are never
+    enumerated. Line numbers are looked up only when an error is raised.
+    """
+
     def __init__(self, design: Design, file: Path, catalog: Catalog) -> None:
         self.d, self.file, self.cat = design, file, catalog
         self.out = ResolvedDesign(design, file, catalog, {})
+        self._domains: dict[tuple, int] = {}  # (layouts, pod) -> index in domain_shapes
 
     def err(self, msg: str, path: tuple, hint: str | None = None, cls=DesignError):
         return cls(msg, file=str(self.file), path=path, line=line_of(self.file, path), hint=hint)
 
     def get(self, slug: str, kind, path: tuple) -> Part:
-        return self.cat.get(slug, kind, file=str(self.file), path=path,
-                            line=line_of(self.file, path), error_cls=DesignError)
+        try:
+            return self.cat.get(slug, kind, file=str(self.file), path=path, error_cls=DesignError)
+        except InfraError as exc:  # the line is only worth a parse when there is an error
+            exc.line = line_of(self.file, path)
+            exc.args = (str(exc),)
+            raise
 
     def run(self) -> ResolvedDesign:
         for name, lay in self.d.racks.items():
             self.out.layouts[name] = self.layout(name, lay)
+        mult: Counter = Counter()
         for name, count in self.d.build.items():
-            self.visit(name, count, ("build", name), ())
+            mult[name] += count
+        for name in self.order():
+            if name in self.d.pods:
+                self.visit_pod(name, mult[name])
+                for sub, n in self.d.pods[name].pods.items():
+                    mult[sub] += mult[name] * n
+            else:
+                self.out.rack_counts[name] += mult[name]
+                lay = self.out.layouts[name]
+                if lay.count("nvlink_switch_tray") and not lay.count("compute_tray"):
+                    raise self.err(f"rack layout {name!r} holds only NVLink switch trays: on its "
+                                   "own it joins no GPUs", ("racks", name),
+                                   hint="list it in a pod beside the compute racks it serves "
+                                   "(a second NVLink tier)", cls=InfeasibleDesignError)
+                if lay.count("nvlink_switch_tray"):
+                    self.add_domain(None, {name: 1}, mult[name], None)
         return self.out
+
+    def children(self, name: str) -> list[tuple[str, tuple]]:
+        pod = self.d.pods.get(name)
+        return [] if pod is None else [(s, ("pods", name, "pods", s)) for s in pod.pods]
+
+    def order(self) -> list[str]:
+        """Pods and racks reachable from ``build``, parents before children.
+
+        Reverse post-order of an iterative depth-first search (children taken in reverse
+        so a tree comes out in the file's order); raises on loops and unknown names.
+        """
+        done: set[str] = set()
+        post: list[str] = []
+        for root in reversed(list(self.d.build)):
+            self.check_name(root, ("build", root))
+            if root in done:
+                continue
+            stack = [(root, iter(reversed(self.children(root))))]
+            on_stack = {root}
+            while stack:
+                name, todo = stack[-1]
+                for sub, path in todo:
+                    if sub in on_stack:
+                        loop = " -> ".join([n for n, _ in stack] + [sub])
+                        raise self.err(f"reference loop: {loop}", path,
+                                       hint="a pod cannot contain itself")
+                    self.check_name(sub, path)
+                    if sub not in done:
+                        stack.append((sub, iter(reversed(self.children(sub)))))
+                        on_stack.add(sub)
+                        break
+                else:
+                    stack.pop()
+                    on_stack.discard(name)
+                    done.add(name)
+                    post.append(name)
+        return post[::-1]
+
+    def check_name(self, name: str, path: tuple) -> None:
+        if name not in self.d.pods and name not in self.d.racks:
+            raise self.err(f"{name!r} is neither a pod nor a rack layout of this design", path,
+                           hint=did_you_mean(name, list(self.d.pods) + list(self.d.racks)))
 
     def layout(self, name: str, lay) -> ResolvedLayout:
         rack = self.get(lay.type, "rack", ("racks", name, "type"))
@@ -168,26 +241,7 @@ class _Resolver:
                            hint="remove units or use a taller rack", cls=InfeasibleDesignError)
         return res
 
-    def visit(self, name: str, mult: int, path: tuple, stack: tuple[str, ...]) -> None:
-        if name in stack:
-            loop = " -> ".join(stack + (name,))
-            raise self.err(f"reference loop: {loop}", path, hint="a pod cannot contain itself")
-        if name in self.d.pods:
-            self.visit_pod(name, mult, stack)
-        elif name in self.d.racks:
-            self.out.rack_counts[name] += mult
-            lay = self.out.layouts[name]
-            if lay.count("nvlink_switch_tray") and not lay.count("compute_tray"):
-                raise self.err(f"rack layout {name!r} holds only NVLink switch trays: on its own "
-                               "it joins no GPUs", path, hint="list it in a pod beside the compute "
-                               "racks it serves (a second NVLink tier)", cls=InfeasibleDesignError)
-            if lay.count("nvlink_switch_tray"):
-                self.add_domain(None, {name: 1}, mult, None)
-        else:
-            raise self.err(f"{name!r} is neither a pod nor a rack layout of this design", path,
-                           hint=did_you_mean(name, list(self.d.pods) + list(self.d.racks)))
-
-    def visit_pod(self, name: str, mult: int, stack: tuple[str, ...]) -> None:
+    def visit_pod(self, name: str, mult: int) -> None:
         pod = self.d.pods[name]
         self.out.pod_counts[name] += mult
         for rack, n in pod.racks.items():
@@ -195,8 +249,6 @@ class _Resolver:
                 raise self.err(f"unknown rack layout {rack!r}", ("pods", name, "racks", rack),
                                hint=did_you_mean(rack, self.d.racks))
             self.out.rack_counts[rack] += mult * n
-        for sub, n in pod.pods.items():
-            self.visit(sub, mult * n, ("pods", name, "pods", sub), stack + (name,))
         self.pod_domains(name, pod, mult)
         for ci, c in enumerate(pod.cooling):
             unit = self.get(c.type, "cooling_unit", ("pods", name, "cooling", ci, "type"))
@@ -260,8 +312,10 @@ class _Resolver:
 
     def add_domain(self, pod, shape: dict[str, int], count: int, cable) -> None:
         key = tuple(sorted(shape.items()))
-        for i, s in enumerate(self.out.domain_shapes):
-            if s.layouts == key and s.pod == pod:
-                self.out.domain_shapes[i] = DomainShape(key, s.count + count, pod, cable)
-                return
+        i = self._domains.get((key, pod))
+        if i is not None:
+            s = self.out.domain_shapes[i]
+            self.out.domain_shapes[i] = DomainShape(key, s.count + count, pod, cable)
+            return
+        self._domains[(key, pod)] = len(self.out.domain_shapes)
         self.out.domain_shapes.append(DomainShape(key, count, pod, cable))

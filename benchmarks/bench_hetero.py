@@ -1,0 +1,189 @@
+"""Cost against the number of *distinct* rack layouts, and against pod depth.
+
+A hall of N pods (2 racks each) under one ``hall`` pod, every pod with its own GB200/GB300
+NVL72 rack layout (rack type, 16/17/18 compute trays and where they sit around the switch
+trays, 4/6/8 power shelves split top/bottom, 0-2 management switches top or bottom, CDU
+top or bottom: 5,040 valid layouts; past that, layouts repeat under new names) on one
+3-tier rail-optimized fabric. Each case runs ``infra`` as a fresh process, as a user runs
+it, and prints wall time, peak RSS of the child and the log-log slope between successive
+sizes (1.0 = linear).
+
+Run::
+
+    python benchmarks/bench_hetero.py                  # short: 10, 100 layouts; depth 30
+    python benchmarks/bench_hetero.py --sizes 10 100 1000 5000 --commands json xlsx svg
+    python benchmarks/bench_hetero.py --write 1000 hall.yaml   # just write a design
+
+Timings on a shared machine are noisy; compare the slopes and the ratios within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FABRIC = """\
+fabrics:
+  compute:
+    kind: rail_optimized
+    networks: [scale_out]
+    group: hall
+    tiers:
+      - {role: leaf, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {node_end: nvidia-mms4x00-ns400, switch_end: nvidia-mms4x00-ns}}
+      - {role: spine, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}
+      - {role: core, switch: nvidia-quantum-x800-q3400, port_gbit_s: 400, down: {lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}}
+"""
+RACK_TYPES = ("nvidia-gb200-nvl72-rack", "nvidia-gb300-nvl72-rack")
+TRAYS = (16, 17, 18)
+SHELVES = (4, 6, 8)
+MGMT = (0, 1, 2, -1, -2)  # management switches; negative: at the bottom
+CDU_TOP = (False, True)
+
+
+def layouts():
+    """Yield (rack type, content rows) for every distinct layout (5,040 of them)."""
+    for rack, trays, shelves, mgmt, top in itertools.product(
+            RACK_TYPES, TRAYS, SHELVES, MGMT, CDU_TOP):
+        for below in range(trays - 10, 11):  # compute trays under the switch trays
+            for low_shelves in range(shelves + 1):  # power shelves at the bottom
+                rows = []
+                if top:
+                    rows.append("{type: supermicro-gb300-in-rack-cdu, count: 1}")
+                if mgmt > 0:
+                    rows.append(f"{{type: nvidia-sn2201, count: {mgmt}, role: management}}")
+                if shelves - low_shelves:
+                    rows.append(f"{{type: nvidia-mgx-33kw-power-shelf, count: {shelves - low_shelves}}}")
+                rows.append(f"{{type: nvidia-gb200-compute-tray, count: {trays - below}}}")
+                rows.append("{type: nvidia-nvlink5-switch-tray, count: 9, cooling: liquid}")
+                if below:
+                    rows.append(f"{{type: nvidia-gb200-compute-tray, count: {below}}}")
+                if low_shelves:
+                    rows.append(f"{{type: nvidia-mgx-33kw-power-shelf, count: {low_shelves}}}")
+                if mgmt < 0:
+                    rows.append(f"{{type: nvidia-sn2201, count: {-mgmt}, role: management}}")
+                if not top:
+                    rows.append("{type: supermicro-gb300-in-rack-cdu, count: 1}")
+                yield rack, rows
+
+
+def hall(n: int) -> str:
+    """A design of ``n`` pods, each of 2 racks of its own layout, one fabric over all."""
+    gen = layouts()
+    racks, pods = [], []
+    for i in range(n):
+        try:
+            rack, rows = next(gen)
+        except StopIteration:  # past 5,040: repeat layouts under new names (still distinct names)
+            gen = layouts()
+            rack, rows = next(gen)
+        racks.append(f"  l{i}:\n    type: {rack}\n    contents:\n"
+                     + "".join(f"      - {r}\n" for r in rows))
+        pods.append(f"  p{i}:\n    racks: {{l{i}: 2}}\n")
+    members = ", ".join(f"p{i}: 1" for i in range(n))
+    return (f"name: hall of {n} distinct rack layouts\nracks:\n{''.join(racks)}pods:\n"
+            f"{''.join(pods)}  hall:\n    pods: {{{members}}}\n{FABRIC}build:\n  hall: 1\n")
+
+
+def deep(depth: int) -> str:
+    """A pod DAG ``depth`` levels deep: each level holds two pods that both hold the next two.
+
+    Enumerating paths costs 2**depth; the design is 4 * depth lines.
+    """
+    racks = ("racks:\n  nvl72:\n    type: nvidia-gb200-nvl72-rack\n    contents:\n"
+             "      - {type: nvidia-mgx-33kw-power-shelf, count: 8}\n"
+             "      - {type: nvidia-gb200-compute-tray, count: 18}\n"
+             "      - {type: nvidia-nvlink5-switch-tray, count: 9, cooling: liquid}\n"
+             "      - {type: supermicro-gb300-in-rack-cdu, count: 1}\n")
+    pods = []
+    for level in range(depth):
+        for side in "ab":
+            if level == depth - 1:
+                pods.append(f"  {side}{level}:\n    racks: {{nvl72: 1}}\n")
+            else:
+                pods.append(f"  {side}{level}:\n    pods: {{a{level + 1}: 1, b{level + 1}: 1}}\n")
+    return (f"name: pod DAG {depth} levels deep\n{racks}pods:\n{''.join(pods)}"
+            "build:\n  a0: 1\n")
+
+
+def command(kind: str, design: Path, out: Path) -> list[str]:
+    exe = shutil.which("infra", path=str(Path(sys.executable).parent)) or "infra"
+    if kind in ("json", "xlsx", "svg"):
+        return [exe, "design", str(design), "--report", kind, "-o", str(out), "-q"]
+    if kind == "failures":
+        return [exe, "failures", str(design), "--format", "json", "-o", str(out)]
+    if kind == "compare":
+        return [exe, "compare", str(design), str(design), "--format", "json", "-o", str(out)]
+    raise SystemExit(f"unknown command {kind!r}")
+
+
+def measure(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of one child process."""
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        os.execv(args[0], args)
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"failed ({os.waitstatus_to_exitcode(status)}): {' '.join(args)}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
+    return math.log(b[1] / a[1]) / math.log(b[0] / a[0])
+
+
+def run(sizes: list[int], kinds: list[str], depths: list[int]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpd = Path(tmp)
+        print(f"{'case':28s} {'command':9s} {'wall s':>8s} {'peak MiB':>9s} {'slope':>6s}")
+        for kind in kinds:
+            prev = None
+            for n in sizes:
+                design = tmpd / f"hall_{n}.yaml"
+                if not design.exists():
+                    design.write_text(hall(n))
+                wall, rss = measure(command(kind, design, tmpd / "out"))
+                s = f"{slope(prev, (n, wall)):6.2f}" if prev else "     -"
+                print(f"{f'{n:,} distinct layouts':28s} {kind:9s} {wall:8.2f} {rss:9.0f} {s}",
+                      flush=True)
+                prev = (n, wall)
+        for d in depths:
+            design = tmpd / f"deep_{d}.yaml"
+            design.write_text(deep(d))
+            wall, rss = measure(command("json", design, tmpd / "out"))
+            print(f"{f'pod DAG {d} levels':28s} {'json':9s} {wall:8.2f} {rss:9.0f}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10, 100])
+    ap.add_argument("--commands", nargs="+", default=["json", "xlsx", "svg", "failures",
+                                                       "compare"])
+    ap.add_argument("--depths", type=int, nargs="*", default=[30])
+    ap.add_argument("--write", nargs=2, metavar=("N", "FILE"),
+                    help="write the N-layout hall (or 'deepD' for a pod DAG) and exit")
+    a = ap.parse_args()
+    if a.write:
+        n, file = a.write
+        Path(file).write_text(deep(int(n[4:])) if n.startswith("deep") else hall(int(n)))
+        return
+    run(a.sizes, a.commands, a.depths)
+    print(f"(self peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
+          "timings taken on a shared machine: compare slopes and ratios)")
+
+
+if __name__ == "__main__":
+    main()
