@@ -140,3 +140,38 @@ def test_three_racks_without_l2_is_an_error(catalog, tmp_path):
                     .replace("racks_per_domain: 2", "racks_per_domain: 3"))
     with pytest.raises(InfraError, match="second switch tier"):
         scale_up_domains(load_design(path, catalog))
+
+
+def test_nvl576_style_two_tier_domain(catalog):
+    from infra.analysis.summary import analyze_file
+
+    a = analyze_file(DESIGNS / "gb200_nvl576.yaml", catalog)
+    m = a.metrics()
+    assert (m["gpus"], m["scale_up_domains"], m["scale_up_domain_gpus"]) == (576, 1, 576)
+    # 16 racks x 18 chips x 36 free ports = 10,368 uplinks = 144 L2 chips x 72 ports
+    tiers = {t["tier"]: t for t in a.tables()["scale_up_tiers"]}
+    assert (tiers["L1"]["up_links"], tiers["L2"]["switch_chips_per_domain"]) == (10368, 144)
+    assert m["scale_up_max_oversubscription_ratio"] == 1.0
+    # bisection 288 GPUs x 900 GB/s = 259,200 GB/s (= 10,368 / 2 x 50 GB/s)
+    assert m["scale_up_bisection_gbyte_s"] == pytest.approx(259_200)
+    # an L1 chip carries one link of each of its rack's 36 GPUs: they leave the partition
+    l1 = _row(a, "nvlink_switch_chip", "one L1")
+    assert (l1.gpus_lost, l1.largest_placeable_job_gpus) == (36, 540)
+    l2 = _row(a, "nvlink_switch_tray", "one L2")
+    assert (l2.gpus_lost, l2.domains_broken, l2.largest_placeable_job_gpus) == (0, 0, 576)
+
+
+def test_mi300x_mesh_cluster(catalog):
+    from infra.analysis.summary import analyze_file
+
+    m = analyze_file(DESIGNS / "mi300x_cluster.yaml", catalog).metrics()
+    # 128 servers x 8 = 1,024 GPUs in 128 switchless meshes of 8
+    assert (m["gpus"], m["scale_up_domains"], m["scale_up_domain_gpus"]) == (1024, 128, 8)
+    # 7 peer links x 64 GB/s = 448 GB/s per direction (896 bidirectional)
+    assert m["scale_up_gbyte_s_per_gpu"] == 448
+    # HBM 1,024 x 192 GB = 196.608 TB; BF16 dense 1,024 x 1,307.4 TF = 1,338.8 PF,
+    # sparse 1,024 x 2,614.9 = 2,677.7 PF
+    assert m["hbm_tbyte"] == pytest.approx(196.608)
+    assert m["peak_dense_pflops_bf16"] == pytest.approx(1338.7776)
+    assert m["peak_sparse_pflops_bf16"] == pytest.approx(2677.6576)
+    assert m["scale_out_gbit_s_per_gpu_effective"] == 400

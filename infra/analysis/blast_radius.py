@@ -24,6 +24,7 @@ Everything is evaluated once per domain shape / tray type and multiplied by coun
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import networkx as nx
@@ -127,34 +128,68 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
 def _tiered_failure(dom: ScaleUpDomain, dead: set[str], gpus: list[str], ok, mode: str) -> DomainFailure:
     """Two-tier domains: losing access links removes (full_bandwidth) or degrades
     (adaptive) a GPU; losing L1-L2 uplinks degrades the cross-rack bandwidth of the GPUs
-    behind the L1 chips concerned, never removes them. Partitions = connected components.
+    behind the L1 chips concerned, never removes them. Partitions = connected components
+    (union-find over the domain's NVLink edges, listed once per domain shape).
     """
-    g = dom.graph
+    access, uplinks = _nvlink_lists(dom)
     full = dom.links_per_gpu
+
+    def up(via: str, *ends: str) -> bool:
+        return via not in dead and not any(e in dead for e in ends)
+
     alive = [n for n in gpus if n not in dead]
-    access = {n: [(v, d) for _, v, d in g.edges(n, data=True) if ok(n, v, d)] for n in alive}
-    links = {n: sum(d["links"] for _, d in access[n]) for n in alive}
+    links = {n: sum(k for c, k, via in access[n] if up(via, c)) for n in alive}
     keep = ({n for n in alive if links[n] == full} if mode == "full_bandwidth"
             else {n for n in alive if links[n] > 0})
-    up_share: dict[str, float] = {}
-    for c, data in g.nodes(data=True):
-        if data["kind"] == "nvlink_switch_chip" and data.get("tier") == 1 and c not in dead:
-            ups = [(u, v, d) for u, v, d in g.edges(c, data=True) if d.get("via") == "xrack"]
-            total = sum(d["links"] for *_, d in ups)
-            up_share[c] = sum(d["links"] for u, v, d in ups if ok(u, v, d)) / total if total else 1.0
+    share: dict[str, float] = {}
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for c, ups in uplinks.items():
+        if c in dead:
+            continue
+        total = sum(k for _, k, _ in ups)
+        good = [(c2, k) for c2, k, via in ups if up(via, c2)]
+        share[c] = sum(k for _, k in good) / total if total else 1.0
+        for c2, _ in good:
+            parent[find(c)] = find(c2)
     kept = {}
     for n in keep:
-        share = sum(d["links"] * up_share.get(v, 1.0) for v, d in access[n]) / full
-        if share < 1 - 1e-9:
-            kept[n] = share
-    sub = nx.Graph()
-    sub.add_nodes_from(keep)
-    sub.add_edges_from((u, v) for u, v, d in g.edges(data=True)
-                       if ok(u, v, d) and (u in keep or g.nodes[u]["kind"] != "gpu")
-                       and (v in keep or g.nodes[v]["kind"] != "gpu"))
-    parts = tuple(sorted((len(c & keep) for c in nx.connected_components(sub) if c & keep),
-                         reverse=True))
-    return DomainFailure(tuple(n for n in gpus if n not in keep), tuple(sorted(kept)), kept, parts)
+        live = [(c, k) for c, k, via in access[n] if up(via, c)]
+        frac = sum(k * share.get(c, 1.0) for c, k in live) / full
+        if frac < 1 - 1e-9:
+            kept[n] = frac
+        for c, _ in live:
+            parent[find(n)] = find(c)
+    sizes: Counter = Counter(find(n) for n in keep)
+    return DomainFailure(tuple(n for n in gpus if n not in keep), tuple(sorted(kept)), kept,
+                         tuple(sorted(sizes.values(), reverse=True)))
+
+
+def _nvlink_lists(dom: ScaleUpDomain) -> tuple[dict, dict]:
+    """GPU -> [(L1 chip, links, via)] and L1 chip -> [(L2 chip, links, via)], cached."""
+    cached = dom.__dict__.get("_nvlink_lists")
+    if cached is None:
+        g = dom.graph
+        access: dict[str, list] = {n: [] for n, d in g.nodes(data=True) if d["kind"] == "gpu"}
+        uplinks: dict[str, list] = {n: [] for n, d in g.nodes(data=True)
+                                    if d["kind"] == "nvlink_switch_chip" and d.get("tier") == 1}
+        for u, v, d in g.edges(data=True):
+            if d.get("kind") != "nvlink":
+                continue
+            if u in access or v in access:
+                gpu, chip = (u, v) if u in access else (v, u)
+                access[gpu].append((chip, d["links"], d.get("via")))
+            else:
+                low, high = (u, v) if u in uplinks else (v, u)
+                uplinks[low].append((high, d["links"], d.get("via")))
+        cached = dom.__dict__["_nvlink_lists"] = (access, uplinks)
+    return cached
 
 
 def tray_component_failure(tray, catalog, name: str) -> tuple[list[str], dict[str, float]]:
