@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+DIRS = {"gb200_nvl576": "concepts"}  # announced, never shipped: kept out of designs/*.yaml
 KINDS = {  # shipped design, pod name, GPUs per domain
     "gb200_nvl576": ("nvl576", 576),
     "dgx_gh200_256": ("dgx_gh200", 256),
@@ -26,7 +27,7 @@ KINDS = {  # shipped design, pod name, GPUs per domain
 def generate(design: str, domains: int, directory: Path) -> Path:
     """The shipped design with ``build: {<pod>: domains}``."""
     pod, _ = KINDS[design]
-    text = (ROOT / "designs" / f"{design}.yaml").read_text()
+    text = (ROOT / "designs" / DIRS.get(design, "") / f"{design}.yaml").read_text()
     text = re.sub(rf"build:\n  {pod}: 1\n", f"build:\n  {pod}: {domains}\n", text)
     path = directory / f"{design}_{domains}.yaml"
     path.write_text(text)

@@ -145,7 +145,7 @@ def test_three_racks_without_l2_is_an_error(catalog, tmp_path):
 def test_nvl576_style_two_tier_domain(catalog):
     from infra.analysis.summary import analyze_file
 
-    a = analyze_file(DESIGNS / "gb200_nvl576.yaml", catalog)
+    a = analyze_file(DESIGNS / "concepts" / "gb200_nvl576.yaml", catalog)
     m = a.metrics()
     assert (m["gpus"], m["scale_up_domains"], m["scale_up_domain_gpus"]) == (576, 1, 576)
     # 16 racks x 18 chips x 36 free ports = 10,368 uplinks = 144 L2 chips x 72 ports
