@@ -136,8 +136,11 @@ def _check_memory_and_tiers(rd, g, comps, a):
     for comp in comps:
         gpus = [n for n in comp if g.nodes[n]["kind"] == "gpu"]
         trays = {n.split("/", 1)[0] + "/" + g.nodes[n]["tray"] for n in gpus}
-        mem = [inst.part.memory_gb for t in trays
-               for inst in expand_tray(cat.get(g.nodes[t]["slug"]), cat).of_kind("cpu")]
+        mem = []
+        for t in trays:  # a server's configured DIMMs, else its CPUs' own memory
+            tray = cat.get(g.nodes[t]["slug"])
+            mem += ([tray.cpu_memory_gb] if tray.cpu_memory_gb is not None else
+                    [i.part.memory_gb for i in expand_tray(tray, cat).of_kind("cpu")])
         hbm = sum(cat.get(g.nodes[n]["slug"]).hbm_gb for n in gpus)
         seen[None if None in mem else round((hbm + sum(mem)) / 1000, 4)] += 1
     want: Counter = Counter()

@@ -66,12 +66,23 @@ def gpu_cpu_counts(rd: ResolvedDesign, layouts: dict[str, int] | None = None) ->
     return gpus, cpus
 
 
+def tray_cpu_memory_gb(tray, catalog) -> float | None:
+    """CPU memory of one tray: the tray's configured ``cpu_memory_gb`` (x86 servers: DIMMs)
+    or else the sum of its CPUs' catalog memory (Grace: LPDDR5X); None when unknown."""
+    if tray.cpu_memory_gb is not None:
+        return tray.cpu_memory_gb
+    return _sum([(i.part.memory_gb, 1) for i in expand_tray(tray, catalog).of_kind("cpu")])
+
+
 def summarize_compute(rd: ResolvedDesign, layouts: dict[str, int] | None = None) -> ComputeSummary:
     """Compute figures of the design (or of ``layouts``: layout name -> rack count)."""
     gpus, cpus = gpu_cpu_counts(rd, layouts)
     types = {s: rd.catalog.get(s) for s in gpus}
     cpu_types = {s: rd.catalog.get(s) for s in cpus}
-    return aggregate(gpus, types, cpus, cpu_types)  # type: ignore[arg-type]
+    mem = _sum([(tray_cpu_memory_gb(item.part, rd.catalog), racks * item.count)
+                for lname, racks in (layouts or rd.rack_counts).items()
+                for item in rd.layouts[lname].of_kind("compute_tray")])
+    return aggregate(gpus, types, cpus, cpu_types, mem)  # type: ignore[arg-type]
 
 
 def _sum(vals: list[tuple[float | None, int]]) -> float | None:
@@ -79,9 +90,15 @@ def _sum(vals: list[tuple[float | None, int]]) -> float | None:
     return None if any(v is None for v, _ in vals) else sum(v * n for v, n in vals)  # type: ignore[operator]
 
 
+_FROM_CPUS = object()
+
+
 def aggregate(gpus: Counter, types: dict[str, Gpu], cpus: Counter | None = None,
-              cpu_types: dict[str, Cpu] | None = None) -> ComputeSummary:
+              cpu_types: dict[str, Cpu] | None = None,
+              cpu_memory_gb: float | None | object = _FROM_CPUS) -> ComputeSummary:
     """Sum figures over ``gpus`` (slug -> count) and ``cpus`` (slug -> count).
+
+    ``cpu_memory_gb`` overrides the CPU types' memory (trays that configure their own).
 
     Examples
     --------
@@ -100,7 +117,8 @@ def aggregate(gpus: Counter, types: dict[str, Gpu], cpus: Counter | None = None,
                       else tflops_to_pflops(sum(v * n for v, n in vals)))
     sparse = {prec: _sum([(getattr(types[s].peak_sparse_tflops, prec), n) for s, n in gpus.items()])
               for prec in SPARSE_PRECISIONS}
-    cpu_gb = _sum([(cpu_types[s].memory_gb, n) for s, n in cpus.items()])
+    cpu_gb = (_sum([(cpu_types[s].memory_gb, n) for s, n in cpus.items()])
+              if cpu_memory_gb is _FROM_CPUS else cpu_memory_gb)
     cpu_bw = _sum([(cpu_types[s].memory_gbyte_s, n) for s, n in cpus.items()])
     hbm = [(types[s].hbm_gb, n) for s, n in gpus.items()]
     bw = [(types[s].hbm_tbyte_s, n) for s, n in gpus.items()]
@@ -151,11 +169,14 @@ def domain_memory(rd: ResolvedDesign, dom) -> ComputeSummary | None:
         return None
     gpus: Counter = Counter()
     cpus: Counter = Counter()
+    mem: list[tuple[float | None, int]] = []
     for _, d in dom.graph.nodes(data=True):
         if d["kind"] == "gpu":
             gpus[d["slug"]] += 1
         elif d["kind"] == "compute_tray":
-            for inst in expand_tray(rd.catalog.get(d["slug"]), rd.catalog).of_kind("cpu"):  # type: ignore[arg-type]
+            tray = rd.catalog.get(d["slug"])
+            mem.append((tray_cpu_memory_gb(tray, rd.catalog), 1))
+            for inst in expand_tray(tray, rd.catalog).of_kind("cpu"):  # type: ignore[arg-type]
                 cpus[inst.part.slug] += 1
     return aggregate(gpus, {s: rd.catalog.get(s) for s in gpus},  # type: ignore[misc]
-                     cpus, {s: rd.catalog.get(s) for s in cpus})  # type: ignore[misc]
+                     cpus, {s: rd.catalog.get(s) for s in cpus}, _sum(mem))  # type: ignore[misc]
