@@ -175,3 +175,10 @@ def test_mi300x_mesh_cluster(catalog):
     assert m["peak_dense_pflops_bf16"] == pytest.approx(1338.7776)
     assert m["peak_sparse_pflops_bf16"] == pytest.approx(2677.6576)
     assert m["scale_out_gbit_s_per_gpu_effective"] == 400
+
+
+def test_gh200_one_exaflop_is_fp8_sparse(gh200):
+    m = gh200.metrics()
+    # NVIDIA's "1 exaflop" DGX GH200: 256 x 3,958 TF FP8 sparse = 1,013.2 PF; dense half
+    assert m["peak_sparse_pflops_fp8"] == pytest.approx(1013.248)
+    assert m["peak_dense_pflops_fp8"] == pytest.approx(506.624)
