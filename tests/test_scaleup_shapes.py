@@ -182,3 +182,15 @@ def test_gh200_one_exaflop_is_fp8_sparse(gh200):
     # NVIDIA's "1 exaflop" DGX GH200: 256 x 3,958 TF FP8 sparse = 1,013.2 PF; dense half
     assert m["peak_sparse_pflops_fp8"] == pytest.approx(1013.248)
     assert m["peak_dense_pflops_fp8"] == pytest.approx(506.624)
+
+
+def test_mi300x_mesh_link_failure(catalog):
+    from infra.analysis.summary import analyze_file
+
+    a = analyze_file(DESIGNS / "mi300x_cluster.yaml", catalog)
+    row = _row(a, "scale_up_link", "one Infinity Fabric")
+    # 8-GPU mesh: 8 x 7 / 2 = 28 links per server x 128 servers = 3,584; a link failing
+    # leaves both ends 6 of 7 links; no GPU lost, the 8-GPU domain stays whole
+    assert row.count == 3584
+    assert (row.gpus_lost, row.gpus_degraded, row.domains_broken) == (0, 2, 0)
+    assert row.degraded_bandwidth_fraction == pytest.approx(6 / 7, abs=1e-4)

@@ -280,6 +280,19 @@ class _Ctx:
             broken = 0 if max(eff.partitions, default=0) == dom.gpus else 1
             note = f"{what}; partitions left: {list(eff.partitions) or 'none'} ({self.mode})"
             self.add(kind, f"{what} {label}", count, dom, eff, broken, note)
+        if dom.topology == "mesh":
+            self._mesh_link_row(dom, label)
+
+    def _mesh_link_row(self, dom: ScaleUpDomain, label: str) -> None:
+        """One peer link of a switchless mesh: its two GPUs keep (links - 1) / links of
+        their scale-up bandwidth; nothing is lost (the mesh has no switch to fail)."""
+        links = dom.links_per_gpu
+        pairs = dom.gpus * (dom.gpus - 1) // 2
+        eff = Effect(0, 2, (links - 1) / links, (dom.gpus,))
+        self.add("scale_up_link", f"one {dom.gpu.scale_up.technology} peer link {label}",  # type: ignore[union-attr]
+                 pairs * dom.count, dom, eff, 0,
+                 f"the pair's direct traffic must relay through a third GPU; "
+                 f"{links - 1}/{links} of each end's links left")
 
     @staticmethod
     def _tier_cases(dom: ScaleUpDomain) -> list[tuple]:
