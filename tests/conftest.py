@@ -12,6 +12,14 @@ DESIGNS = ROOT / "designs"
 CATALOGS = ROOT / "catalogs"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _diagram_cache(tmp_path_factory):
+    """Rendered diagrams are cached per test session, never in the user's ~/.cache."""
+    import os
+
+    os.environ["INFRA_DIAGRAM_CACHE"] = str(tmp_path_factory.mktemp("diagram-cache"))
+
+
 @pytest.fixture(scope="session")
 def catalog():
     from infra.models.catalog import load_catalog

@@ -178,11 +178,11 @@ def test_cli_table_json_csv_and_reports(run_cli, tmp_path):
     r = run_cli("compare", AWS, NVL72, "--report", "md", "--report", "xlsx", "-o", str(tmp_path))
     assert r.exit_code == 0, r.output
     assert "scale_up_domain_split" in r.output and "Assumptions:" in r.output
-    md = (tmp_path / "compare.md").read_text()
+    md = (tmp_path / "compare-aws_nvl36x2-vs-gb200_nvl72.md").read_text()  # named from inputs
     assert "## Assumptions" in md and "aws_nvl36x2" in md
     from openpyxl import load_workbook
 
-    wb = load_workbook(tmp_path / "compare.xlsx")
+    wb = load_workbook(tmp_path / "compare-aws_nvl36x2-vs-gb200_nvl72.xlsx")
     assert {"Comparison", "Capex lines", "Assumptions", "Charts"} <= set(wb.sheetnames)
     assert len(wb["Charts"]._charts) == 4
     j = run_cli("compare", "nvidia-h100-sxm5", "--format", "json", "--target", "1 EFLOPS")

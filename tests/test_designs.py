@@ -82,7 +82,7 @@ def test_json_and_xlsx_reports_agree(tmp_path, run_cli):
     assert data["design"]["source_file"].endswith("aws_nvl36x2.yaml")
     wb = openpyxl.load_workbook(tmp_path / "aws_nvl36x2.xlsx")
     ws = wb["Summary"]
-    sheet = {r[0]: r[1] for r in ws.iter_rows(min_row=5, values_only=True)}
+    sheet = {r[4]: r[1] for r in ws.iter_rows(min_row=5, values_only=True)}  # Field column
     for key, value in data["metrics"].items():
         assert sheet[key] == value, key
     bom = wb["Bill of materials"]

@@ -39,14 +39,53 @@ def test_workbook_sheets_headers_formats(aws_reports):
         assert name in wb.sheetnames
     # every table has its sheet, header = the table's columns, frozen and filtered
     ws = wb["Power"]
-    assert [c.value for c in ws[1]] == list(data["tables"]["power_by_rack"][0])
+    from infra.reports.labels import column_header
+
+    assert [c.value for c in ws[1]] == [column_header(c) for c in data["tables"]["power_by_rack"][0]]
     assert ws.freeze_panes == "A2" and ws.auto_filter.ref
     assert ws["D1"].font.bold
-    col = [c.value for c in ws[1]].index("it_kw_per_rack")
-    assert "kW" in ws.cell(row=2, column=col + 1).number_format
-    summary = {r[0]: r for r in wb["Summary"].iter_rows(min_row=5, values_only=True) if r[0]}
-    assert summary["it_power_kw"][1:] == (97.2, "kW")
-    assert "PUE" in summary  # assumptions are on the summary sheet
+    col = [c.value for c in ws[1]].index("IT per rack (kW)")  # the unit once, in the header
+    assert ws.cell(row=2, column=col + 1).number_format == "#,##0.0"
+    summary = {r[4]: r for r in wb["Summary"].iter_rows(min_row=5, values_only=True) if r[0]}
+    assert summary["it_power_kw"][:4] == ("IT power", 97.2, "kW",
+                                           "lower bound: 6 parts with unpublished power")
+    assert wb["Summary"].cell(row=5, column=2).number_format == "#,##0"  # no unit text
+    # unknown: blank and marked, never 0
+    assert summary["achievable_pflops_bf16"][1:4] == (None, "PFLOPS", "unknown")
+    assert "PUE" in {r[0] for r in wb["Summary"].iter_rows(values_only=True)}  # assumptions
+    unit = wb["Power by unit"]
+    head = [c.value for c in unit[1]]
+    tor = next(r for r in unit.iter_rows(min_row=2, values_only=True) if r[1] == "aws-in-rack-tor")
+    assert tor[head.index("Power per unit (W)")] is None  # unpublished, not "0 W"
+
+
+def test_every_sheet_prints_one_page_wide(aws_reports):
+    """Page setup on every sheet: landscape, fit to 1 page wide, header row repeated on
+    each page, footer with design, infra version and date (SOURCE_DATE_EPOCH, else undated)."""
+    out, data, _ = aws_reports
+    wb = openpyxl.load_workbook(out / "aws.xlsx")
+    for ws in wb.worksheets:
+        assert ws.page_setup.orientation == "landscape", ws.title
+        assert ws.sheet_properties.pageSetUpPr.fitToPage, ws.title
+        assert (ws.page_setup.fitToWidth, ws.page_setup.fitToHeight) == (1, 0), ws.title
+        assert ws.print_title_rows == ("$4:$4" if ws.title == "Summary" else "$1:$1"), ws.title
+        assert data["design"]["name"] in ws.oddFooter.left.text and "infra " in ws.oddFooter.left.text
+        assert "&P" in ws.oddFooter.right.text
+
+
+def test_price_cells_are_inputs_and_sources_hyperlinked(aws_reports):
+    out, data, _ = aws_reports
+    wb = openpyxl.load_workbook(out / "aws.xlsx")
+    bom = wb["Bill of materials"]
+    col = [c.value for c in bom[1]].index("unit_price_usd") + 1
+    letter = openpyxl.utils.get_column_letter(col)
+    n = len(data["tables"]["bill_of_materials"])
+    (dv,) = [d for d in bom.data_validations.dataValidation if d.type == "decimal"]
+    assert str(dv.sqref) == f"{letter}2:{letter}{n + 1}" and dv.formula1 == "0"
+    assert bom.cell(row=2, column=col).fill.fgColor.rgb.endswith("FFF2CC")
+    src = wb["Sources"]
+    urls = [c for c in src["F"][1:] if c.value]
+    assert urls and all(c.hyperlink.target == c.value for c in urls)
 
 
 def test_bom_formulas_recompute_to_json(aws_reports):
@@ -77,6 +116,12 @@ def test_charts_diagrams_sources(aws_reports):
 
     names = zipfile.ZipFile(out / "aws.xlsx").namelist()
     assert len([n for n in names if n.startswith("xl/charts/chart")]) == 3
+    # blast-radius chart data: most severe first; a domain split without lost GPUs is named
+    ch = wb["Charts"]
+    labels = [c.value for c in ch["T"][1:] if c.value]
+    lost = [c.value for c in ch["U"][1:len(labels) + 1]]
+    assert lost == sorted(lost, reverse=True) and lost[0] == 72
+    assert "the cross-rack NVLink cable set in ultraserver (2 x nvl36) [splits the NVLink domain]" in labels
     assert len([n for n in names if n.startswith("xl/media/image")]) == 4
     src = wb["Sources"]
     slugs = {r[0] for r in src.iter_rows(min_row=2, values_only=True)}
@@ -197,3 +242,38 @@ def test_bom_prices_total_equals_capex(tmp_path, catalog):
     total = sum((r[ci] or 0) * (r[pi] or 0) for r in ws.iter_rows(min_row=2, values_only=True)
                 if isinstance(r[ci], int) and isinstance(r[pi], (int, float)))
     assert total == 7_040_000
+
+
+@pytest.mark.parametrize("design", SHIPPED)
+def test_shipped_workbooks_page_setup(design, catalog):
+    """Every sheet of every shipped design's workbook prints landscape, one page wide."""
+    from infra.reports.xlsx_report import build_workbook
+
+    a = analyze_file(DESIGNS / f"{design}.yaml", catalog)
+    wb = build_workbook(a.as_dict(), a)
+    for ws in wb.worksheets:
+        setup = (ws.page_setup.orientation, ws.page_setup.fitToWidth, ws.page_setup.fitToHeight,
+                 ws.sheet_properties.pageSetUpPr.fitToPage)
+        assert setup == ("landscape", 1, 0, True), (design, ws.title)
+        assert ws.print_title_rows and ws.oddFooter.left.text.startswith(a.rd.name), ws.title
+
+
+@pytest.mark.parametrize("design", SHIPPED)
+def test_design_output_fits_100_columns(design, run_cli, monkeypatch):
+    """`infra design` fits COLUMNS=100 (key columns); `--wide` shows every column."""
+    monkeypatch.setenv("COLUMNS", "100")
+    res = run_cli("design", str(DESIGNS / f"{design}.yaml"))
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    assert "Blast radius" in res.stdout and "GPUs lost" in res.stdout
+    wide = run_cli("design", str(DESIGNS / f"{design}.yaml"), "--wide")
+    assert "Cluster FLOPS lost (%)" in wide.stdout  # a column only --wide shows
+
+
+def test_wrote_lines_go_to_stderr_and_quiet_silences(tmp_path, run_cli):
+    args = ("design", str(DESIGNS / "gb200_nvl72.yaml"), "--report", "json", "-o", str(tmp_path))
+    res = run_cli(*args)
+    assert "wrote" not in res.stdout and f"wrote {tmp_path / 'gb200_nvl72.json'}" in res.stderr
+    quiet = run_cli(*args, "-q")
+    assert quiet.exit_code == 0 and quiet.stdout == "" and "wrote" not in quiet.stderr

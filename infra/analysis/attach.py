@@ -106,3 +106,25 @@ def spine_of(f: FabricResult, leaves: Sequence[str]) -> list[tuple[str, int, str
             ports[name] = ports.get(name, 0) + 1
             out.append((leaf, j + 1, name, ports[name]))
     return out
+
+
+def core_of(f: FabricResult) -> list[tuple[str, int, str, int]]:
+    """Spine uplinks of a three-tier fabric: (spine, uplink, core, core port).
+
+    The spines' uplinks fill the cores in order (spine *s* uplink *j* -> core
+    ``(s * u + j) // k``), per plane.
+    """
+    tree = f.tree.tiers
+    if len(tree) < 3:
+        return []
+    u, k = tree[1].up_ports, tree[2].down_ports
+    out = []
+    for plane in range(f.planes):
+        pre = f"plane{plane}." if f.planes > 1 else ""
+        ports: dict[str, int] = {}
+        for s in range(tree[1].switches):
+            for j in range(u):
+                core = f"{pre}core{(s * u + j) // k}"
+                ports[core] = ports.get(core, 0) + 1
+                out.append((f"{pre}spine{s}", j + 1, core, ports[core]))
+    return out

@@ -236,13 +236,30 @@ class _Ctx:
         self.rows: list[BlastRow] = []
         self.total_gpus = sum(d.gpus * d.count for d in self.domains)
         self.total_flops = sum(self._flops(d) * d.gpus * d.count for d in self.domains) or 1.0
+        # the two largest domains with a count: "largest elsewhere" in O(1) per row
+        self._top = sorted((d for d in self.domains if d.count), key=lambda d: -d.gpus)[:2]
+        # rack domain of each layout (rack domains come first, in domain_shapes order)
+        self._layout_domain: dict[str, ScaleUpDomain] = {}
+        for shape, d in zip(rd.domain_shapes, self.domains):
+            for ln, _ in shape.layouts:
+                self._layout_domain.setdefault(ln, d)
+        # NVLink graphs are shared by domains of one NVLink shape: evaluate each failure once
+        self._effects: dict[tuple, Effect] = {}
+        self._firsts: dict[int, dict[str, list[str]]] = {}
+
+    def effect(self, dom: ScaleUpDomain, failed: set[str]) -> Effect:
+        """:func:`domain_effect`, memoised by graph (shared between equal shapes) and nodes."""
+        key = (id(dom.graph), frozenset(failed))
+        if key not in self._effects:
+            self._effects[key] = domain_effect(dom, failed, self.mode)
+        return self._effects[key]
 
     @staticmethod
     def _flops(d: ScaleUpDomain) -> float:
         return d.gpu.peak_dense_tflops.bf16 or 1.0
 
     def largest_elsewhere(self, dom: ScaleUpDomain | None, broken: int = 1) -> int:
-        sizes = [d.gpus for d in self.domains if d is not dom and d.count]
+        sizes = [d.gpus for d in self._top if d is not dom][:1]
         if dom is not None and dom.count > broken:
             sizes.append(dom.gpus)
         return max(sizes, default=0)
@@ -257,8 +274,11 @@ class _Ctx:
 
     def domain_rows(self, dom: ScaleUpDomain) -> None:
         g, n = dom.graph, dom.count
-        first = {k: sorted(x for x, d in g.nodes(data=True) if d["kind"] == k)
-                 for k in ("gpu", "nvlink_switch_chip", "nvlink_switch_tray", "rack")}
+        first = self._firsts.get(id(g))
+        if first is None:
+            first = self._firsts[id(g)] = {
+                k: sorted(x for x, d in g.nodes(data=True) if d["kind"] == k)
+                for k in ("gpu", "nvlink_switch_chip", "nvlink_switch_tray", "rack")}
         label = f"in {dom.name}"
         cases = [("gpu", first["gpu"][:1], dom.gpus * n, "one GPU")]
         if dom.tiered:
@@ -276,7 +296,7 @@ class _Ctx:
             if dom.racks == 2 and not dom.tiered:
                 cases.append(("nvlink_backplane", ["xrack"], n, "the cross-rack NVLink cable set"))
         for kind, failed, count, what in cases:
-            eff = domain_effect(dom, set(failed), self.mode)
+            eff = self.effect(dom, set(failed))
             broken = 0 if max(eff.partitions, default=0) == dom.gpus else 1
             note = f"{what}; partitions left: {list(eff.partitions) or 'none'} ({self.mode})"
             self.add(kind, f"{what} {label}", count, dom, eff, broken, note)
@@ -383,11 +403,11 @@ class _Ctx:
             self._pod_cooling_row(row)
 
     def _rack_context(self, layout: str):
-        for d in self.domains:
-            if d.scope == "rack" and layout in d.layouts:
-                rack = self._rack_node(d, layout)
-                return d, sum(1 for _, x in d.graph.nodes(data=True)
-                              if x["kind"] == "gpu" and x["rack"] == rack), 1
+        d = self._layout_domain.get(layout)
+        if d is not None:
+            rack = self._rack_node(d, layout)
+            return d, sum(1 for _, x in d.graph.nodes(data=True)
+                          if x["kind"] == "gpu" and x["rack"] == rack), 1
         lay = self.rd.layouts[layout]
         trays = lay.of_kind("compute_tray")
         if not trays:
@@ -400,13 +420,12 @@ class _Ctx:
 
     @staticmethod
     def _rack_node(dom: ScaleUpDomain, layout: str) -> str:
-        """The first rack of ``layout`` in the domain's graph."""
-        return min(n for n, x in dom.graph.nodes(data=True)
-                   if x["kind"] == "rack" and x.get("layout") == layout)
+        """The first rack of ``layout`` in the domain's graph (racks are r0, r1, ...)."""
+        return f"r{dom.rack_layouts.index(layout)}" if layout in dom.rack_layouts else "r0"
 
     def _rack_effect(self, dom: ScaleUpDomain, layout: str, rack_gpus: int) -> Effect:
         if dom.scope == "rack":
-            return domain_effect(dom, {self._rack_node(dom, layout)}, self.mode)
+            return self.effect(dom, {self._rack_node(dom, layout)})
         return Effect(rack_gpus, 0, None, ())
 
     def _pod_cooling_row(self, row) -> None:

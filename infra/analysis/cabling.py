@@ -14,7 +14,10 @@ link type. Conventions (stated so a cabling vendor can follow them):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from infra.analysis.attach import leaf_ports, spine_of
+from infra.analysis.elevation import unit_positions
 from infra.analysis.fabric import FabricResult
 from infra.analysis.identity import node_identities
 from infra.models.resolve import ResolvedDesign
@@ -53,3 +56,44 @@ def _media(t) -> str:
     if t.lower_end or t.switch_end:
         return f"{t.lower_end or '-'} / {t.switch_end or '-'} + {t.cable}"
     return t.cable or "-"
+
+
+
+# Kept for infra.ingest.slots until it uses infra.analysis.identity (same paths as before).
+@dataclass(frozen=True)
+class NodeSlot:
+    rack: str
+    u: int | None  # lowest U the unit occupies
+    node: str
+    group: str
+
+
+def node_slots(rd: ResolvedDesign, groups: set[str]) -> list[NodeSlot]:
+    """Every compute tray of the design in build order with its rack and U."""
+    out: list[NodeSlot] = []
+
+    def rack(layout: str, name: str, group: str) -> None:
+        trays = [pos for item, pos in unit_positions(rd.layouts[layout])
+                 if item.part.kind == "compute_tray"]
+        for t, pos in enumerate(trays):
+            out.append(NodeSlot(name, pos, f"{name}/t{t}", group))
+
+    def visit(name: str, path: str, group: str) -> None:
+        if name in rd.design.racks:
+            rack(name, path, group)
+            return
+        pod = rd.design.pods[name]
+        g = path if name in groups else group
+        k = 0
+        for sub, n in pod.pods.items():
+            for i in range(n):
+                visit(sub, f"{path}/{sub}{i}", g)
+        for r, n in pod.racks.items():
+            for _ in range(n):
+                rack(r, f"{path}/r{k}", g)
+                k += 1
+
+    for name, n in rd.design.build.items():
+        for i in range(n):
+            visit(name, f"{name}{i}", "cluster")
+    return out

@@ -97,7 +97,6 @@ def _reference_domains() -> tuple[tuple[str, int], ...]:
 
 def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumptions) -> dict:
     m = da.metrics()
-    t = da.tables()
     gpus, racks = m["gpus"], m["racks"]
     it_mw, fac_mw = kw_to_mw(m["it_power_kw"]), kw_to_mw(da.power.it_kw * pue_of(da, a))
     bom = {}
@@ -129,11 +128,11 @@ def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumption
         f"{c.total_units if c.total_units is not None else 'unknown'}"
         for c in da.cooling.rows) or "none listed (air to the hall)"
     out["power_shelves"] = bom.get("power_shelf", 0)
-    doms = t["scale_up_domains"]
     out["scale_up_domain_gpus"] = m["scale_up_domain_gpus"]
     out["scale_up_domains"] = m["scale_up_domains"]
     out["scale_up_domain_split"] = "; ".join(
-        f"{d['gpus']} GPUs over {d['racks'] or 'part of 1'} rack(s) ({d['scope']})" for d in doms)
+        f"{d.gpus} GPUs over {d.racks or 'part of 1'} rack(s) ({d.scope})"
+        for d in da.bandwidth.domains)
     for k in ("scale_up_gbyte_s_per_gpu", "scale_up_bisection_gbyte_s",
               "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
               "front_end_gbit_s_per_tray", "pcie_max_oversubscription"):

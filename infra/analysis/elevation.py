@@ -60,13 +60,17 @@ def rack_elevations(rd: ResolvedDesign, power: DesignPower) -> list[RackElevatio
     """Front view of every rack layout the cluster uses, top U first."""
     by_layout = {r.layout: r for r in power.racks}
     out = []
+    powers: dict[tuple, tuple] = {}  # (part, cooling) -> _item_power: once per unit type
     for name, layout in rd.layouts.items():
         rp = by_layout.get(name)
         if rp is None:
             continue
         slots = []
         for item, pos in unit_positions(layout):
-            w, liq, air = _item_power(item, rd)
+            key = (item.part.slug, item.cooling)
+            if key not in powers:
+                powers[key] = _item_power(item, rd)
+            w, liq, air = powers[key]
             slots.append(Slot(pos, float(getattr(item.part, "u_height", 0) or 0), item.part.slug,
                               item.part.name, item.part.kind, item.role, w, liq, air))
         out.append(RackElevation(name, layout.rack.slug, rp.racks, layout.rack.u_height,

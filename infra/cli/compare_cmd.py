@@ -15,7 +15,8 @@ import click
               help="Also write a report file (repeatable).")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True, help="Directory for reports.")
-@click.option("--name", default="compare", show_default=True, help="Report file stem.")
+@click.option("--name", default=None,
+              help="Report file stem (default: compare-<option>-vs-<option>..., from the inputs).")
 @click.option("--target", default=None,
               help="Size each option: '1 EFLOPS bf16', '50 MW', '40 MW IT'.")
 @click.option("--prices", "price_files", multiple=True, type=click.Path(path_type=Path),
@@ -54,8 +55,9 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
     tgt = parse_target(target) if target else None
     data = run_compare(list(options), book, catalog, assumptions, tgt).as_dict()
     click.echo(render_compare(data, fmt), nl=False)
+    stem = report_stem(list(options), name)
     for rep in dict.fromkeys(reports):
-        path = Path(outdir) / f"{name}.{rep}"
+        path = Path(outdir) / f"{stem}.{rep}"
         if rep == "md":
             from infra.reports.compare_md import write_markdown
 
@@ -65,3 +67,30 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
 
             write_compare_xlsx(data, path)
         click.echo(f"wrote {path}", err=True)
+
+
+def report_stem(options: list[str], name: str | None) -> str:
+    """The report file stem: ``--name`` (a plain file name), else built from the options.
+
+    Examples
+    --------
+    >>> report_stem(["designs/a.yaml", "nvidia-h100-sxm5"], None)
+    'compare-a-vs-nvidia-h100-sxm5'
+    """
+    import hashlib
+    import re
+
+    from infra.errors import CompareError
+
+    if name is not None:
+        if not name.strip() or name.startswith(".") or re.search(r"[/\\\x00]", name):
+            raise CompareError(f"--name {name!r} is not a plain file name",
+                               hint="give a stem such as 'h100-vs-b200', without / or a leading dot")
+        return name
+    parts = [re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(o).stem if o.endswith((".yaml", ".yml")) else o)
+             for o in options]
+    stem = "compare-" + "-vs-".join(parts)
+    if len(stem) > 100:
+        digest = hashlib.sha256("\0".join(options).encode()).hexdigest()[:8]
+        stem = f"{stem[:90]}-{digest}"
+    return stem

@@ -20,41 +20,103 @@ REPORTS = ("json", "xlsx", "md", "svg", "png", "dot")  # = infra.reports.writer.
               show_default=True, help="Directory for reports.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None,
               help="Catalog directory (default: the repository's catalogs/).")
-@click.option("-q", "--quiet", is_flag=True, help="Do not print the terminal summary.")
-def design(files, reports, highlight, outdir, catalog_dir, quiet) -> None:
-    """Analyse design FILE(s): summary on the terminal, reports under reports/."""
+@click.option("--wide", is_flag=True,
+              help="Show every column of each table (default: key columns, fitted to $COLUMNS).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print neither the summary nor 'wrote ...' lines (warnings still go to stderr).")
+@click.option("--no-diagrams", is_flag=True,
+              help="Skip diagrams (files and the workbook's pictures): fastest reports.")
+def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, no_diagrams) -> None:
+    """Analyse design FILE(s): summary on the terminal, reports under reports/.
+
+    Every file is analysed before any report is written: one bad file names itself (all
+    bad files are listed) and nothing is written.
+    """
+    from infra.analysis.failure_view import highlight_kinds
     from infra.analysis.summary import analyze_file
+    from infra.errors import DesignError, working_on
     from infra.models.catalog import load_catalog
     from infra.reports.terminal import render_summary
     from infra.reports.writer import write_reports
 
     catalog = load_catalog(catalog_dir)
-    for f in files:
-        analysis = analyze_file(f, catalog)
-        data = analysis.as_dict()
-        if not quiet:
-            click.echo(render_summary(data))
-        if highlight and any(r in reports for r in ("svg", "png", "dot", "xlsx")):
-            from infra.analysis.failure_view import failure_view
+    analyses = _each(files, lambda f: analyze_file(f, catalog))
+    stems = [Path(f).stem for f in files]
+    clash = sorted({s for s in stems if stems.count(s) > 1})
+    if clash and reports:
+        raise DesignError(f"several inputs have the file name {clash[0]!r}: their reports "
+                          "would overwrite each other", hint="rename one, or run them separately")
+    if highlight and not any(highlight in highlight_kinds(a) for a in analyses):
+        from infra.analysis.failure_view import failure_view
 
-            failure_view(analysis, highlight)  # an unknown kind is an error, before writing
-        res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
-                            analysis=analysis, highlight=highlight)
-        for path in res.written:
-            click.echo(f"wrote {path}")
+        with working_on(files[0]):
+            failure_view(analyses[0], highlight)  # a kind no design has: a typo, exit 2
+    for f, analysis in zip(files, analyses):
+        with working_on(f):
+            data = analysis.as_dict()
+            if not quiet:
+                click.echo(render_summary(data, wide=wide))
+            hl = highlight
+            if hl and hl not in highlight_kinds(analysis):
+                click.echo(f"warning: {f}: --highlight {hl!r}: no such component in this design "
+                           f"(it has {', '.join(highlight_kinds(analysis)) or 'none'}); its "
+                           "failure diagram shows the default", err=True)
+                hl = None
+            res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
+                                analysis=analysis, highlight=hl,
+                                diagrams=not no_diagrams)
+        if not quiet:
+            for path in res.written:
+                click.echo(f"wrote {path}", err=True)
         for w in res.warnings:
             click.echo(f"warning: {w}", err=True)
+
+
+def _each(files, work):
+    """``work(f)`` for every file; all failures are reported together (exit 2) at the end."""
+    import sys
+
+    from infra.errors import InfraError, working_on
+
+    out, bad = [], 0
+    for f in files:
+        try:
+            with working_on(f):
+                out.append(work(f))
+        except InfraError as exc:
+            bad += 1
+            click.echo(f"error: {exc}", err=True)
+    if bad:
+        if len(files) > 1:
+            click.echo(f"error: {bad} of {len(files)} files failed; nothing was written",
+                       err=True)
+        sys.exit(2)
+    return out
 
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
 def validate(files, catalog_dir) -> None:
-    """Check design or catalog FILE(s); exit 2 on the first error."""
+    """Check design or catalog FILE(s); every file is checked, exit 2 if any fails."""
+    import sys
+
     from infra.analysis.validate import validate_file
+    from infra.errors import InfraError, working_on
     from infra.models.catalog import load_catalog
 
     catalog = load_catalog(catalog_dir)
+    bad = 0
     for f in files:
-        kind = validate_file(Path(f), catalog)
+        try:
+            with working_on(f):
+                kind = validate_file(Path(f), catalog)
+        except InfraError as exc:
+            bad += 1
+            click.echo(f"error: {exc}", err=True)
+            continue
         click.echo(f"ok  {f}  ({kind})")
+    if bad:
+        if len(files) > 1:
+            click.echo(f"error: {bad} of {len(files)} files failed", err=True)
+        sys.exit(2)

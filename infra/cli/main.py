@@ -10,21 +10,37 @@ import sys
 import click
 
 EXIT_USER_ERROR = 2
+EXIT_INTERNAL_ERROR = 1
 
 
 class InfraGroup(click.Group):
-    """Catches :class:`infra.errors.InfraError` once: one message, exit code 2."""
+    """The one error path: every exception that reaches the CLI ends here.
+
+    - :class:`infra.errors.InfraError` (bad input, infeasible design): one ``error:``
+      line, exit code 2.
+    - Anything else is a bug: one line naming the input and "please report", exit 1.
+    - ``--debug`` shows the traceback of either.
+    """
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except Exception as exc:  # noqa: BLE001 - re-raised unless it is ours
-            from infra.errors import InfraError
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the catch-all is this method's job
+            if (ctx.obj or {}).get("debug"):
+                raise
+            from infra.errors import InfraError, current_input, describe_value
 
-            if isinstance(exc, InfraError) and not ctx.obj.get("debug"):
+            if isinstance(exc, InfraError):
                 click.echo(f"error: {exc}", err=True)
                 sys.exit(EXIT_USER_ERROR)
-            raise
+            where = current_input(exc) or " ".join(sys.argv[1:3]) or "the command"
+            detail = describe_value(str(exc), 200, bare=True)
+            click.echo(f"error: internal error while processing {where}: {type(exc).__name__}: "
+                       f"{detail} (please report this at the project's issue tracker with the "
+                       "input; rerun with --debug for the traceback)", err=True)
+            sys.exit(EXIT_INTERNAL_ERROR)
 
 
 @click.group(cls=InfraGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -37,7 +53,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 def _register() -> None:
-    from infra.cli import catalog_cmd, compare_cmd, design_cmd, failures_cmd, topology_cmd
+    from infra.cli import (catalog_cmd, compare_cmd, design_cmd, export_cmd, failures_cmd,
+                           ingest_cmd, sweep_cmd, topology_cmd)
 
     cli.add_command(design_cmd.design)
     cli.add_command(design_cmd.validate)
@@ -45,6 +62,11 @@ def _register() -> None:
     cli.add_command(topology_cmd.topology)
     cli.add_command(compare_cmd.compare)
     cli.add_command(failures_cmd.failures)
+    cli.add_command(export_cmd.export)
+    cli.add_command(ingest_cmd.diff)
+    cli.add_command(ingest_cmd.ingest)
+    cli.add_command(sweep_cmd.sweep)
+    cli.add_command(sweep_cmd.diff_designs)
 
 
 _register()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -92,6 +92,11 @@ class Catalog:
     @property
     def slugs(self) -> list[str]:
         return sorted(self._entries)
+
+    def with_parts(self, parts: Iterable[Part]) -> Catalog:
+        """A copy in which ``parts`` replace the entries of the same slug (a sweep's
+        catalog overrides); files stay those of the originals."""
+        return Catalog({**self._entries, **{p.slug: p for p in parts}}, self.files)
 
     def of_kind(self, kind: str) -> list[Part]:
         return [e for e in self._entries.values() if e.kind == kind]

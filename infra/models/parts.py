@@ -3,9 +3,9 @@ optics and cables. Units are in the field names; bandwidth is per direction."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from infra.models.base import (
     Count,
@@ -107,6 +107,9 @@ class Gpu(Part):
     mamf_bf16_tflops: PosFloat | None = None  # measured max achievable BF16 matmul
     scale_up: ScaleUpPorts | None = None
     host_pcie: PcieHost | None = None  # None when the host link is NVLink-C2C
+    # PCI device ids the driver reports for this GPU (``0x2330``), for matching
+    # inventory dumps (nvidia-smi ``pci_device_id``) to catalog types
+    pci_device_ids: list[Annotated[str, Field(pattern=r"^0x[0-9a-f]{4}$")]] = []
 
     @property
     def mamf_bf16_efficiency(self) -> float | None:

@@ -118,8 +118,15 @@ def load_design(path: Path | str, catalog: Catalog | None = None) -> ResolvedDes
         Contents over a rack's U height; domains that do not divide the racks.
     """
     path = Path(path)
+    return design_from_data(read_yaml(path, DesignError), path, catalog)
+
+
+def design_from_data(data: object, path: Path | str, catalog: Catalog | None = None
+                     ) -> ResolvedDesign:
+    """Validate and resolve design data already parsed (a sweep's scenario, a notebook's
+    dict); ``path`` is the file that errors name (the data's origin)."""
+    path = Path(path)
     catalog = catalog or load_catalog()
-    data = read_yaml(path, DesignError)
     if not isinstance(data, dict):
         raise DesignError("a design file must be a YAML mapping", file=str(path), line=1,
                           hint="start with 'name:', 'racks:', 'build:'")

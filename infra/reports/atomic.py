@@ -1,11 +1,93 @@
-"""Atomic file writes: a failed run never leaves a half-written report."""
+"""Atomic, reproducible file writes: a failed run never leaves a half-written report.
+
+- The report is written to a hidden temporary file beside its target
+  (``.NAME.<pid>.<random>.tmp``) and renamed into place (atomic on POSIX).
+- The file gets the permissions of a normally created file (``0666 & ~umask``, so
+  0644 under umask 022), not ``mkstemp``'s 0600.
+- Temporary files left by a killed run (their process is gone, or an old-style name
+  older than an hour) are removed the next time the same report is written.
+- ``.xlsx`` files (zip archives) are made byte-reproducible: every member gets the
+  same timestamp and the workbook's created/modified properties are pinned, to
+  ``SOURCE_DATE_EPOCH`` when set (reproducible-builds.org), else 2000-01-01.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import re
 import tempfile
+import time
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
+
+STALE_SECONDS = 3600  # a temporary file without a known owner is stale after an hour
+_FIXED_EPOCH = 946684800  # 2000-01-01T00:00:00Z
+
+
+def reproducible_time() -> dt.datetime:
+    """``SOURCE_DATE_EPOCH`` (UTC) when set and valid, else 2000-01-01T00:00:00Z.
+
+    Examples
+    --------
+    >>> os.environ.pop("SOURCE_DATE_EPOCH", None) and None
+    >>> reproducible_time().isoformat()
+    '2000-01-01T00:00:00+00:00'
+    """
+    raw = os.environ.get("SOURCE_DATE_EPOCH", "")
+    try:
+        epoch = int(raw)
+        return dt.datetime.fromtimestamp(max(epoch, 315532800), dt.timezone.utc)  # zip >= 1980
+    except (ValueError, OverflowError, OSError):
+        return dt.datetime.fromtimestamp(_FIXED_EPOCH, dt.timezone.utc)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _cleanup_stale(path: Path) -> None:
+    pattern = re.compile(rf"^\.{re.escape(path.name)}\.(?:(\d+)\.)?[^.]+\.tmp$")
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        m = pattern.match(name)
+        if not m:
+            continue
+        stale_file = path.parent / name
+        try:
+            if m.group(1):
+                pid = int(m.group(1))
+                if pid == os.getpid() or _alive(pid):
+                    continue
+            elif now - stale_file.stat().st_mtime < STALE_SECONDS:
+                continue
+            stale_file.unlink()
+        except OSError:
+            continue
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def _cannot_write(path: Path, why: str):
+    from infra.errors import InfraError
+
+    return InfraError(f"cannot write {path}: {why}",
+                      hint="choose an output directory you can write to (-o DIR)")
 
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
@@ -13,21 +95,34 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
 
     The rename is atomic on POSIX; on any exception the temporary file is removed and
     ``path`` is left as it was.
+
+    Raises
+    ------
+    InfraError
+        The directory cannot be created or written, or ``path`` is a directory.
     """
     path = Path(path)
+    if path.is_dir():
+        raise _cannot_write(path, "it is a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        _cleanup_stale(path)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
+                                        dir=path.parent)
     except OSError as exc:
-        from infra.errors import InfraError
-
-        raise InfraError(f"cannot write {path}: {exc.strerror or exc}",
-                         hint="choose an output directory you can write to (-o DIR)") from None
+        raise _cannot_write(path, exc.strerror or str(exc)) from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:
         write(tmp)
+        if path.suffix.lower() == ".xlsx":
+            make_zip_reproducible(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        why = "it is a directory" if path.is_dir() else (exc.strerror or str(exc))
+        raise _cannot_write(path, why) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -36,3 +131,35 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
 
 def write_text_atomic(path: Path, text: str) -> Path:
     return write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+_CORE_TIMES = re.compile(rb"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:\2>)")
+
+
+def make_zip_reproducible(path: Path) -> None:
+    """Rewrite a zip (an xlsx) in place with fixed member times and pinned core times.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "a.zip"
+    >>> with zipfile.ZipFile(p, "w") as z:
+    ...     z.writestr("docProps/core.xml", "<dcterms:created x='1'>2031-01-01</dcterms:created>")
+    >>> make_zip_reproducible(p)
+    >>> with zipfile.ZipFile(p) as z:
+    ...     z.read("docProps/core.xml"), z.infolist()[0].date_time
+    (b"<dcterms:created x='1'>2000-01-01T00:00:00Z</dcterms:created>", (2000, 1, 1, 0, 0, 0))
+    """
+    when = reproducible_time()
+    stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+    date_time = when.timetuple()[:6]
+    with zipfile.ZipFile(path) as src:
+        members = [(info, src.read(info)) for info in src.infolist()]
+    with zipfile.ZipFile(path, "w") as dst:
+        for info, data in members:
+            if info.filename == "docProps/core.xml":
+                data = _CORE_TIMES.sub(lambda m: m.group(1) + stamp + m.group(3), data)
+            fixed = zipfile.ZipInfo(info.filename, date_time=date_time)
+            fixed.compress_type = zipfile.ZIP_DEFLATED
+            fixed.external_attr = 0o644 << 16
+            dst.writestr(fixed, data)

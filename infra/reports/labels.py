@@ -1,4 +1,9 @@
-"""Human labels and units for metric names (names end in their unit)."""
+"""Human labels and units for metric and column names (names end in their unit).
+
+One place turns ``it_kw_per_rack`` into ``IT per rack`` + ``kW``: every report (terminal,
+workbook, markdown, HTML) takes its labels and units from here, so a unit is written once,
+in the label or the unit column, never also in the number format.
+"""
 
 from __future__ import annotations
 
@@ -22,12 +27,44 @@ SUFFIX_UNITS = [
     ("_usd", "USD"),
     ("_per_day", "per day"),
     ("_hours", "hours"),
+    ("gpu_hours_lost_per_year", "GPU-hours per year"),
+    ("_seconds", "seconds"),
+    ("_minutes", "minutes"),
+    ("_per_year", "per year"),
 ]
+
+# unit words dropped from a name when the unit is shown beside it
+UNIT_TOKENS = {"kw", "mw", "w", "usd", "gbit", "gbyte", "tbit", "tbyte", "s", "u", "ratio",
+               "fraction", "hours", "seconds", "minutes"}
+WORDS = {
+    "it": "IT", "kw": "kW", "gpu": "GPU", "gpus": "GPUs", "cpu": "CPU", "cpus": "CPUs",
+    "hbm": "HBM", "pcie": "PCIe", "nvlink": "NVLink", "pflops": "", "pops": "", "usd": "USD",
+    "sku": "SKU", "skus": "SKUs", "mamf": "MAMF", "tor": "ToR", "pue": "PUE", "mc": "MC",
+    "ci": "CI", "fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "bf16": "BF16", "fp16": "FP16",
+    "fp8": "FP8", "fp6": "FP6", "fp4": "FP4", "int8": "INT8", "nic": "NIC", "nics": "NICs",
+    "flops": "FLOPS", "capex": "Capex", "tco": "TCO", "dpu": "DPU", "c2c": "C2C",
+}
+LABELS = {  # names whose plain reading would mislead
+    "degraded_bandwidth_fraction": "Scale-out bandwidth kept",
+    "largest_placeable_job_gpus": "Largest job in one NVLink domain",
+    "worst_single_failure_gpus": "Worst single failure, GPUs lost",
+    "capex_priced_usd": "Capex, priced lines",
+    "capex_unpriced_sku_count": "Unpriced SKUs",
+    "power_unknown_parts_count": "Parts with unpublished power",
+    "fabric_power_unknown_parts_count": "Fabric parts with unpublished power",
+    "gpus_without_mamf_count": "GPUs without published MAMF",
+    "pcie_max_oversubscription": "PCIe worst over-subscription",
+    "peak_dense_pflops": "Peak dense", "achievable_pflops": "Achievable",
+    "unit_price_usd": "Unit price", "extended_usd": "Extended",
+    "gpu_hours_lost_per_year": "GPU-hours lost",
+    "hbm_tbyte": "HBM capacity", "hbm_tbyte_s": "HBM bandwidth",
+    "front_end_gbit_s_per_tray": "Front-end per tray",
+}
 
 
 def metric_unit(name: str) -> str:
     """Unit of a metric from its name's suffix (``it_power_kw`` -> ``kW``)."""
-    if name.startswith("peak_dense_pops") :
+    if name.startswith("peak_dense_pops"):
         return "POPS (dense)"
     if name.startswith("peak_sparse_pops"):
         return "POPS (sparse)"
@@ -42,19 +79,59 @@ def metric_unit(name: str) -> str:
 
 
 def metric_label(name: str) -> str:
-    return name.replace("_", " ")
+    """Human label of a name, without its unit (``it_power_kw`` -> ``IT power``).
+
+    Examples
+    --------
+    >>> metric_label("it_kw_per_rack"), metric_label("peak_dense_pflops_bf16")
+    ('IT per rack', 'Peak dense BF16')
+    >>> metric_label("degraded_bandwidth_fraction")
+    'Scale-out bandwidth kept'
+    """
+    if name in LABELS:
+        return LABELS[name]
+    tokens = [t for t in name.split("_") if t]
+    keep = [t for t in tokens if t not in UNIT_TOKENS] or tokens
+    words = [WORDS.get(t, t) for t in keep]
+    text = " ".join(w for w in words if w)
+    text = text.replace("scale up", "scale-up").replace("scale out", "scale-out")
+    return (text[:1].upper() + text[1:]) if text else name
+
+
+def column_header(name: str) -> str:
+    """Label with the unit in brackets (``it_kw_per_rack`` -> ``IT per rack (kW)``).
+
+    Examples
+    --------
+    >>> column_header("it_kw_per_rack"), column_header("gpus_lost")
+    ('IT per rack (kW)', 'GPUs lost')
+    >>> column_header("scale_up_gbyte_s_per_gpu")
+    'Scale-up per GPU (GB/s)'
+    """
+    label = metric_label(name)
+    unit = column_unit(name)
+    if not unit or unit in ("count", "ratio") or unit.startswith("ratio ("):
+        return label
+    for tail in (" per GPU", " per tray"):
+        if unit.endswith(tail) and tail.strip().lower() in label.lower():
+            unit = unit[: -len(tail)]
+    if unit == "fraction":
+        unit = "%"
+    return f"{label} ({unit})"
 
 
 COLUMN_TAILS = ("_per_rack", "_per_unit", "_total", "_per_gpu")
+# number formats carry no unit text: the unit is in the label or the Unit column
 NUMBER_FORMATS = {
-    "kW": '#,##0.0 "kW"', "MW": '#,##0.00 "MW"', "W": '#,##0 "W"', "USD": '"$"#,##0',
-    "GB/s": '#,##0.0 "GB/s"', "TB/s": '#,##0.0 "TB/s"', "Gb/s": '#,##0 "Gb/s"',
-    "Tb/s": '#,##0.0 "Tb/s"', "TB": '#,##0.00 "TB"', "PFLOPS": '#,##0.0 "PFLOPS"',
-    "PFLOPS (dense)": '#,##0.0 "PFLOPS"', "POPS (dense)": '#,##0.0 "POPS"',
-    "PFLOPS (sparse)": '#,##0.0 "PFLOPS"', "POPS (sparse)": '#,##0.0 "POPS"',
+    "kW": "#,##0.0", "MW": "#,##0.00", "W": "#,##0", "USD": '"$"#,##0',
+    "GB/s": "#,##0.0", "TB/s": "#,##0.0", "Gb/s": "#,##0", "Tb/s": "#,##0.0", "TB": "#,##0.00",
+    "PFLOPS": "#,##0.0", "PFLOPS (dense)": "#,##0.0", "POPS (dense)": "#,##0.0",
+    "PFLOPS (sparse)": "#,##0.0", "POPS (sparse)": "#,##0.0",
     "ratio": "0.00", "ratio (demand / capacity)": '0.00"x"', "fraction": "0.0%",
-    "GPUs": '#,##0 "GPUs"', "count": "#,##0", "GB/s per GPU": '#,##0 "GB/s"',
-    "Gb/s per GPU": '#,##0 "Gb/s"', "Gb/s per tray": '#,##0 "Gb/s"', "U": '0 "U"',
+    "GPUs": "#,##0", "count": "#,##0", "GB/s per GPU": "#,##0", "Gb/s per GPU": "#,##0",
+    "Gb/s per tray": "#,##0", "U": "0", "hours": "#,##0.0", "minutes": "#,##0.0",
+    "seconds": "#,##0.0", "per year": "#,##0.000", "per day": "#,##0.000",
+    "GPU-hours per year": "#,##0",
 }
 
 

@@ -1,11 +1,21 @@
-"""Plain-text terminal summary of a design analysis (no figure is computed here)."""
+"""Terminal summary of a design analysis (no figure is computed here).
+
+Tables are laid out by ``rich`` to fit the terminal (``$COLUMNS``, else the terminal's
+width, else 100 columns): the key columns of each table by default, every column with
+``wide=True`` (then at natural width, for ``less -S`` or a wide window).
+"""
 
 from __future__ import annotations
 
+import io
+import os
+import shutil
+import textwrap
 from typing import Any
 
-from infra.reports.labels import metric_unit
+from infra.reports.labels import column_header, metric_label, metric_unit
 
+DEFAULT_WIDTH = 100
 HEADLINE = [
     "gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "hbm_tbyte_s",
     "cpu_memory_tbyte", "combined_memory_tbyte",
@@ -17,13 +27,43 @@ HEADLINE = [
     "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
     "front_end_gbit_s_per_tray", "pcie_max_oversubscription", "worst_single_failure_gpus",
     "fabric_tiers", "leaf_switches", "spine_switches", "core_switches", "transceivers",
-    "scale_out_bisection_tbit_s", "fabric_power_kw",
+    "scale_out_bisection_tbit_s", "fabric_power_kw", "capex_priced_usd",
+    "capex_unpriced_sku_count",
 ]
+FABRIC_METRICS = ("fabric_", "leaf_", "spine_", "core_", "transceivers", "scale_out_bisection")
+# (table, title, key columns shown by default; ``--wide`` shows every column)
+SECTIONS = [
+    ("bill_of_materials", "Bill of materials (by kind)", ["kind", "slug", "count"]),
+    ("power_by_rack", "Power per rack", ["layout", "racks", "it_kw_per_rack", "liquid_kw_per_rack",
+                                         "air_kw_per_rack", "supply_kw_per_rack",
+                                         "published_estimate_kw_per_rack"]),
+    ("cooling", "Cooling", ["unit", "removes", "heat_kw", "capacity_kw", "needed", "installed",
+                            "total_units"]),
+    ("bandwidth", "Per-GPU bandwidth by tray type (per direction)", [
+        "tray", "trays", "scale_up_gbyte_s_per_gpu", "scale_out_gbit_s_per_gpu_nominal",
+        "scale_out_gbit_s_per_gpu_effective", "pcie_max_oversubscription", "worst_link"]),
+    ("fabric", "Fabric tiers", ["fabric", "role", "switch", "switches", "down_links",
+                                "ports_free", "cables"]),
+    ("blast_radius", "Blast radius", ["component", "count", "gpus_lost", "gpus_degraded",
+                                      "domains_broken", "largest_placeable_job_gpus"]),
+]
+BLANKS = ("-", "n/a", "unknown", "")
+ASCII_HEAD = "    \n    \n -- \n    \n    \n    \n    \n    \n"  # rich Box: a rule under the header
+
+
+def terminal_width() -> int:
+    """``$COLUMNS`` if set, else the terminal's width, else 100."""
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
 
 
 def fmt(value: Any, none: str = "unknown") -> str:
     if value is None:
         return none
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:,.2f}".rstrip("0").rstrip(".") if value % 1 else f"{value:,.0f}"
     if isinstance(value, int):
@@ -31,65 +71,115 @@ def fmt(value: Any, none: str = "unknown") -> str:
     return str(value)
 
 
-def table(rows: list[dict], columns: list[str] | None = None, none: str = "-") -> str:
-    """Fixed-width text table of ``rows`` (list of dicts)."""
+def table(rows: list[dict], columns: list[str] | None = None, none: str = "-", *,
+          headers: bool = False, width: int | None = None, wide: bool = False) -> str:
+    """Text table of ``rows`` (list of dicts), laid out by ``rich`` to fit ``width``.
+
+    ``headers=True`` prints human labels with units instead of the column names; ``wide``
+    ignores the width (every cell on one line). A column is right-aligned when all its
+    cells are numbers or blanks. A table that cannot fit even with every cell wrapped is
+    printed as one record per row (``label: value`` lines) rather than cut.
+
+    Examples
+    --------
+    >>> print(table([{"layout": "nvl72", "racks": 8}], width=40))
+      layout  racks
+      -------------
+      nvl72       8
+    >>> print(table([{"layout": "nvl72", "racks": 8}], width=8))
+      layout: nvl72
+      racks: 8
+    """
+    from rich.console import Console
+
     if not rows:
         return "  (none)"
     cols = columns or list(rows[0])
     cells = [[fmt(r.get(c), none) for c in cols] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
-    line = "  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths))
-    out = [line, "  " + "  ".join("-" * w for w in widths)]
-    # a column is right-aligned only when all its cells are numbers (or blanks)
-    numeric = [all(_num(row[i]) or row[i] in ("-", "n/a", "unknown", "") for row in cells)
-               for i in range(len(cols))]
+    names = [column_header(c) if headers else c for c in cols]
+    width = 10_000 if wide else (width or terminal_width()) - 2
+    # below ~10 characters a column's words are cut into syllables: print records instead
+    need = sum(min(max(len(w) for text in [n, *(row[i] for row in cells)] for w in text.split()),
+                   10) + 1 for i, n in enumerate(names))
+    for keep_words in (True, False) if wide or need <= width + 1 else ():
+        console = Console(file=io.StringIO(), width=width, color_system=None,
+                          force_terminal=False, highlight=False, emoji=False, markup=False)
+        console.print(_rich_table(names, cells, wide, width if keep_words else 0), crop=False)
+        lines = [line.rstrip() for line in console.file.getvalue().rstrip("\n").split("\n")]
+        if wide or max(len(line) for line in lines) <= width:
+            return "\n".join("  " + line for line in lines)
+    return "\n\n".join("\n".join(f"  {n}: {v}" for n, v in zip(names, row)) for row in cells)
+
+
+def _rich_table(names: list[str], cells: list[list[str]], wide: bool, width: int):
+    """A rich Table; with ``width`` a text column keeps its longest word whole (up to 1/4)."""
+    from rich.box import Box
+    from rich.table import Table
+
+    t = Table(box=Box(ASCII_HEAD), show_edge=False, pad_edge=False, padding=(0, 0, 0, 1),
+              header_style="", expand=False)
+    for i, name in enumerate(names):
+        numeric = all(_num(row[i]) or row[i] in BLANKS for row in cells)
+        longest_word = max((len(w) for row in cells for w in row[i].split()), default=1)
+        keep = min(longest_word, max(width // 4, 8)) if width and not numeric else None
+        t.add_column(name, justify="right" if numeric else "left", overflow="fold",
+                     no_wrap=wide, min_width=keep)
     for row in cells:
-        out.append("  " + "  ".join(v.rjust(w) if numeric[i] else v.ljust(w)
-                                    for i, (v, w) in enumerate(zip(row, widths))))
-    return "\n".join(out)
+        t.add_row(*row)
+    return t
 
 
 def _num(text: str) -> bool:
     return text.replace(",", "").replace(".", "").replace("-", "").isdigit()
 
 
-def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None) -> str:
-    """Terminal summary of the JSON-contract dict."""
-    m, t = data["metrics"], data["tables"]
-    out = [f"{data['design']['name']}  ({data['design']['source_file']})", ""]
-    keys = HEADLINE + [k for k in (extra_metrics or []) if k in m]
-    width = max(len(k) for k in keys)
+def metric_lines(m: dict[str, Any], keys: list[str]) -> list[str]:
+    """``  label  value  unit`` lines; capex carries its completeness."""
+    rows = []
     for k in keys:
-        if k in m and not (k.startswith(("fabric_", "leaf_", "spine_", "core_", "transceivers",
-                                          "scale_out_bisection")) and not t.get("fabric")):
-            out.append(f"  {k.ljust(width)}  {fmt(m[k]):>12}  {metric_unit(k)}")
-    out += ["", "Bill of materials (by kind):"]
-    bom = [{"kind": r["kind"], "sku": r["slug"], "count": r["count"]}
-           for r in t["bill_of_materials"]]
-    out.append(table(bom))
-    out += ["", "Power per rack:"]
-    out.append(table(t["power_by_rack"], ["layout", "racks", "it_kw_per_rack", "liquid_kw_per_rack",
-                                          "air_kw_per_rack", "supply_kw_per_rack",
-                                          "published_estimate_kw_per_rack"]))
-    out += ["", "Cooling:"]
-    out.append(table(t["cooling"], ["unit", "scope", "removes", "heat_kw", "capacity_kw",
-                                     "needed", "installed", "total_units"]))
-    out += ["", "Per-GPU bandwidth by tray type (per direction):"]
-    out.append(table(t["bandwidth"], ["tray", "trays", "scale_up_domain_gpus",
-                                       "scale_up_gbyte_s_per_gpu", "scale_out_gbit_s_per_gpu_nominal",
-                                       "scale_out_gbit_s_per_gpu_effective",
-                                       "pcie_max_oversubscription", "worst_link"]))
-    if t.get("fabric"):
-        out += ["", "Fabric tiers:"]
-        out.append(table(t["fabric"], ["fabric", "role", "switch", "switches", "radix",
-                                        "down_links", "ports_free", "lower_end_transceivers",
-                                        "switch_end_transceivers", "cables"]))
-    out += ["", f"Blast radius ({data['tables']['assumptions'][1]['value']} NVLink partitions):"]
-    out.append(table(t["blast_radius"], ["component_kind", "component", "count", "gpus_lost",
-                                          "gpus_degraded", "degraded_bandwidth_fraction",
-                                          "domains_broken", "largest_placeable_job_gpus"]))
+        value = fmt(m[k])
+        unit = metric_unit(k)
+        if k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
+            unit += f" (lower bound: {_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
+        if k == "it_power_kw" and m.get("power_unknown_parts_count"):
+            unit += (f" (lower bound: {_n(m['power_unknown_parts_count'], 'part')} "
+                     "with unpublished power)")
+        rows.append((metric_label(k), value, unit))
+    width = max(len(r[0]) for r in rows)
+    return [f"  {a.ljust(width)}  {b:>12}  {c}" for a, b, c in rows]
+
+
+def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None, *,
+                   wide: bool = False, width: int | None = None) -> str:
+    """Terminal summary of the JSON-contract dict, fitting ``width`` (default: terminal)."""
+    m, t = data["metrics"], data["tables"]
+    out = [data["design"]["name"], f"  design file: {data['design']['source_file']}", ""]
+    keys = [k for k in HEADLINE + [k for k in (extra_metrics or []) if k not in HEADLINE]
+            if k in m and not (k.startswith(FABRIC_METRICS) and not t.get("fabric"))]
+    out += metric_lines(m, keys)
+    for name, title, cols in SECTIONS:
+        if name not in t or (name == "fabric" and not t[name]):
+            continue
+        if name == "blast_radius":
+            title += f" ({_partition_mode(t)} NVLink partitions)"
+        rows = t[name]
+        show = list(rows[0]) if wide and rows else [c for c in cols if not rows or c in rows[0]]
+        out += ["", f"{title}:", table(rows, show, headers=True, width=width, wide=wide)]
     notes = [a for a in t["assumptions"] if a["item"] != "note"]
     if notes:
         out += ["", "Assumptions and gaps:"]
-        out += [f"  - {a['item']}: {fmt(a['value'])}" for a in notes]
+        wrap = 10_000 if wide else (width or terminal_width())
+        out += [textwrap.fill(f"{a['item']}: {fmt(a['value'])}", wrap, initial_indent="  - ",
+                              subsequent_indent="    ") for a in notes]
+    if not wide:
+        out += ["", "(key columns only: --wide shows every column)"]
     return "\n".join(out) + "\n"
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _partition_mode(t: dict) -> str:
+    return next((fmt(a["value"]) for a in t.get("assumptions", [])
+                 if a["item"] == "NVLink partition mode"), "?")

@@ -23,21 +23,33 @@ class ReportResult:
     warnings: list[str] = field(default_factory=list)
 
 
+EMBED_MAX = 24  # diagrams embedded in a workbook; the rest stay files (--report svg/png)
+EMBED_MAX_DOT_CHARS = 200_000  # about 25 racks side by side; larger would rasterise to GBs
+
+
 def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], outdir: Path,
-                  analysis=None, highlight: str | None = None) -> ReportResult:
-    """Write each of ``formats``; diagrams need ``analysis`` (a DesignAnalysis)."""
+                  analysis=None, highlight: str | None = None,
+                  diagrams: bool = True) -> ReportResult:
+    """Write each of ``formats``; diagrams need ``analysis`` (a DesignAnalysis).
+
+    ``diagrams=False`` (``--no-diagrams``) skips building and rendering every diagram,
+    the workbook's embedded pictures included. Diagrams render in the background, in
+    parallel, while the JSON and the workbook's sheets are written.
+    """
     res = ReportResult()
     outdir = Path(outdir)
-    diagram_fmts = tuple(f for f in DIAGRAM_FORMATS if f in formats)
+    diagram_fmts = tuple(f for f in DIAGRAM_FORMATS if f in formats) if diagrams else ()
     diagram_files: list[Path] = []
-    pngs: list[tuple[str, Path]] = []
+    pngs = _Pngs()
     tmp = None
-    want_png = "xlsx" in formats and analysis is not None and "png" not in diagram_fmts
+    want_png = (diagrams and "xlsx" in formats and analysis is not None
+                and "png" not in diagram_fmts)
     if analysis is not None and (diagram_fmts or want_png):
         if want_png:
             tmp = tempfile.TemporaryDirectory()
         _diagrams(analysis, data, highlight, diagram_fmts, outdir / stem,
-                  Path(tmp.name) if tmp else None, res, pngs, diagram_files)
+                  Path(tmp.name) if tmp else None, res, pngs, diagram_files,
+                  embed_pngs=diagrams and "xlsx" in formats)
     try:
         for fmt in formats:
             path = outdir / f"{stem}.{fmt}"
@@ -46,42 +58,193 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
 
                 res.written.append(write_json(data, path))
             elif fmt == "xlsx":
+                _import_openpyxl()
                 from infra.reports.xlsx_report import write_xlsx
 
                 res.written.append(write_xlsx(data, path, analysis, pngs))
             elif fmt == "md":
                 from infra.reports.markdown import write_markdown
 
+                pngs.wait()
                 res.written.append(write_markdown(data, path, diagram_files))
             elif fmt not in DIAGRAM_FORMATS:  # pragma: no cover - click restricts the choices
                 raise ValueError(f"unknown report format {fmt!r}")
     finally:
+        pngs.wait()
         if tmp is not None:
             tmp.cleanup()
     res.written[:0] = diagram_files
     return res
 
 
-def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | None,
-              res: ReportResult, pngs: list, files: list) -> None:
-    from infra.reports.diagrams import build_diagrams
-    from infra.reports.diagrams.render import find_renderer, render
+class _Pngs:
+    """The workbook's (title, PNG path) list, filled by a background render.
 
+    ``bool()`` is known before the render ends (the workbook's sheets are built while the
+    renderer runs); iterating waits for it.
+    """
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, Path]] = []
+        self.expected = 0
+        self.future = None
+
+    def wait(self) -> None:
+        if self.future is not None:
+            future, self.future = self.future, None
+            future.result()
+
+    def __bool__(self) -> bool:
+        return self.expected > 0 or bool(self.items)
+
+    def __iter__(self):
+        self.wait()
+        return iter(list(self.items))
+
+    def __len__(self) -> int:
+        self.wait()
+        return len(self.items)
+
+
+def _import_openpyxl() -> None:
+    """Import openpyxl without numpy: it imports numpy only to recognise numpy numbers,
+    which reports never hold, and that costs about 0.15 s of a one-second run."""
+    import sys
+
+    if "openpyxl" in sys.modules or "numpy" in sys.modules:
+        return
+    sys.modules["numpy"] = None  # type: ignore[assignment]  # "not installed" for openpyxl
+    try:
+        import openpyxl  # noqa: F401
+    finally:
+        del sys.modules["numpy"]
+
+
+def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | None,
+              res: ReportResult, pngs: _Pngs, files: list, embed_pngs: bool) -> None:
+    """Build and render every diagram in a background worker; ``pngs.wait()`` joins it."""
+    from infra.reports.diagrams.render import find_renderer
+
+    exe = find_renderer()
+    pngs.expected = int(embed_pngs and exe is not None)
+
+    def work() -> dict:
+        return _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
+                                 embed_pngs)
+
+    def done(out: dict) -> None:
+        files.extend(Path(p) for p in out["files"])
+        pngs.items += [(t, Path(p)) for t, p in out["pngs"]]
+        res.warnings.extend(w for w in dict.fromkeys(out["warnings"]) if w not in res.warnings)
+
+    pngs.future = _background(work, done)
+
+
+def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
+                      embed_pngs: bool) -> dict:
+    from infra.reports.diagrams import build_diagrams
+    from infra.reports.diagrams.render import render_many
+
+    out: dict = {"files": [], "pngs": [], "warnings": []}
     try:
         diagrams, notes = build_diagrams(analysis, data, highlight)
     except Exception as exc:  # noqa: BLE001 - a diagram bug must not cost the other reports
-        res.warnings.append(f"diagrams not drawn: {type(exc).__name__}: {exc}")
-        return
-    res.warnings += notes
-    exe = find_renderer()
+        out["warnings"].append(f"diagrams not drawn: {type(exc).__name__}: {exc}")
+        return out
+    out["warnings"] += notes
+    jobs, owners = [], []
+    embedded = 0
     for d in diagrams:
-        written: list[Path] = []
+        embed = False
+        if embed_pngs:
+            if embedded >= EMBED_MAX or len(d.source) > EMBED_MAX_DOT_CHARS:
+                why = (f"more than {EMBED_MAX} diagrams" if embedded >= EMBED_MAX
+                       else f"{len(d.source) // 1000:,} kB of DOT, too large to rasterise")
+                out["warnings"].append(f"{d.name}: not embedded in the workbook ({why}); "
+                                       "write it with --report svg")
+            else:
+                embed, embedded = True, embedded + 1
         if fmts:
-            written, warns = render(d.source, target / d.name, fmts, exe)
-            files += written
-            res.warnings += warns
-        if png_dir is not None:
-            extra, warns = render(d.source, png_dir / d.name, ("png",), exe)
-            written = extra
-            res.warnings += [w for w in warns if w not in res.warnings]
-        pngs += [(d.title, p) for p in written if p.suffix == ".png"]
+            jobs.append((d.source, target / d.name, fmts))
+            owners.append((d, "file", embed and "png" in fmts))
+        if embed and "png" not in fmts:
+            jobs.append((d.source, png_dir / d.name, ("png",)))
+            owners.append((d, "png", True))
+    written, warns = render_many(jobs, exe)
+    for (d, kind, embed), paths in zip(owners, written):
+        if kind == "file":
+            out["files"] += [str(p) for p in paths]
+        if embed:
+            out["pngs"] += [(d.title, str(p)) for p in paths if p.suffix == ".png"]
+    out["warnings"] += warns
+    return out
+
+
+class _Done:
+    """A finished or running background job: ``result()`` waits and applies it once."""
+
+    def __init__(self, wait) -> None:
+        self._wait = wait
+
+    def result(self) -> None:
+        self._wait()
+
+
+def _background(work, done) -> _Done:
+    """Run ``work()`` (returns a JSON-able dict) beside the caller and hand it to ``done``.
+
+    On POSIX a forked child does the work, so diagram building (Python) and the
+    workbook's sheets use both cores; elsewhere, or with threads running, a thread.
+    """
+    import os
+    import threading
+
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        box: dict = {}
+        t = threading.Thread(target=lambda: box.update(out=_capture(work)), daemon=True)
+        t.start()
+        return _Done(lambda: (t.join(), _apply(box["out"], done)))
+    import json
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
+        os.close(r)
+        try:
+            payload = json.dumps(_capture(work)).encode()
+            with os.fdopen(w, "wb") as f:
+                f.write(payload)
+        finally:
+            os._exit(0)
+    os.close(w)
+
+    def wait() -> None:
+        with os.fdopen(r, "rb") as f:
+            payload = f.read()
+        os.waitpid(pid, 0)
+        out = json.loads(payload) if payload else {"error": "diagram worker died", "infra": False}
+        _apply(out, done)
+
+    return _Done(wait)
+
+
+def _capture(work) -> dict:
+    from infra.errors import InfraError
+
+    try:
+        return {"ok": work()}
+    except InfraError as exc:
+        return {"error": exc.message, "infra": True, "file": exc.file, "hint": exc.hint}
+    except Exception as exc:  # noqa: BLE001 - a diagram bug must not cost the other reports
+        return {"error": f"{type(exc).__name__}: {exc}", "infra": False}
+
+
+def _apply(out: dict, done) -> None:
+    from infra.errors import InfraError
+
+    if "ok" in out:
+        done(out["ok"])
+    elif out.get("infra"):
+        raise InfraError(out["error"], file=out.get("file"), hint=out.get("hint"))
+    else:
+        done({"files": [], "pngs": [], "warnings": [f"diagrams not drawn: {out['error']}"]})

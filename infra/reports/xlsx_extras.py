@@ -9,41 +9,110 @@ from openpyxl.drawing.image import Image
 
 from infra.reports.xlsx_report import sheet_name, style_header, widths
 
-CHARTS = [  # (table, category column, value columns, title, y axis)
+# (table, category column, value columns, title, y axis, log scale)
+LIVE_CHARTS = [
     ("power_by_rack", "layout", ["it_kw_per_rack", "liquid_kw_per_rack", "air_kw_per_rack"],
-     "Power and heat per rack", "kW"),
+     "Power and heat per rack", "kW", False),
     ("flops_by_precision", "precision", ["peak_dense_pflops", "achievable_pflops"],
-     "Peak dense vs achievable FLOPS by precision", "PFLOPS"),
-    ("blast_radius", "component", ["gpus_lost", "gpus_degraded"],
-     "Blast radius: GPUs lost / degraded by one failure", "GPUs"),
+     "Peak dense vs achievable FLOPS by precision (log scale)", "PFLOPS", True),
+    ("job_interruptions_by_kind", "component_kind", ["interruptions_per_day"],
+     "Job interruptions per day by component kind", "interruptions per day", False),
+    ("domain_availability", "spare_trays", ["closed_form", "monte_carlo"],
+     "Scale-up domain availability vs spare trays", "availability", False),
 ]
+DATA_COL = 20  # the Charts sheet keeps its own sorted chart data from column T
 
 
 def add_charts(wb, data: dict) -> None:
-    """A Charts sheet with bar charts over the analysis sheets (live references)."""
-    from openpyxl.chart import BarChart, Reference
+    """A Charts sheet with native bar charts, only when the workbook has something to plot.
 
+    Power, FLOPS and the failure charts reference the analysis sheets live; the blast-radius
+    chart plots a copy of its table sorted by severity (GPUs lost, then domains split, then
+    GPUs degraded), with parts that split a domain without losing GPUs marked in the label.
+    """
+    tables = data["tables"]
+    plots = [c for c in LIVE_CHARTS if _plottable(tables.get(c[0]), c[1], c[2])]
+    blast = [r for r in tables.get("blast_radius", []) if "component" in r]
+    if not plots and not blast:
+        return
     ws = wb.create_sheet("Charts", 1)
     row = 1
-    for table, cat, vals, title, unit in CHARTS:
-        rows = data["tables"].get(table)
-        if not rows or cat not in rows[0]:
-            continue
-        src = wb[sheet_name(table)]
-        header = [c.value for c in src[1]]
-        chart = BarChart()
-        chart.type = "bar" if table == "blast_radius" else "col"
-        chart.title, chart.y_axis.title = title, unit
-        chart.height, chart.width = (7 + 0.4 * len(rows), 24) if table == "blast_radius" else (8, 18)
-        for v in vals:
-            if v in header:
-                j = header.index(v) + 1
-                chart.add_data(Reference(src, min_col=j, min_row=1, max_row=len(rows) + 1),
-                               titles_from_data=True)
-        j = header.index(cat) + 1
-        chart.set_categories(Reference(src, min_col=j, min_row=2, max_row=len(rows) + 1))
+    for table, cat, vals, title, unit, log in plots:
+        chart = _live_chart(wb, tables[table], table, cat, vals, title, unit, log)
         ws.add_chart(chart, f"A{row}")
         row += int(chart.height * 2) + 2
+    if blast:
+        _blast_chart(ws, blast, row)
+
+
+def _plottable(rows, cat: str, vals: list[str]) -> bool:
+    return bool(rows) and cat in rows[0] and any(
+        isinstance(r.get(v), (int, float)) for r in rows for v in vals)
+
+
+def _live_chart(wb, rows, table, cat, vals, title, unit, log):
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.chart.series import SeriesLabel
+
+    from infra.reports.labels import metric_label
+
+    src = wb[sheet_name(table)]
+    cols = list(rows[0])
+    chart = BarChart()
+    chart.type = "col"
+    chart.title, chart.y_axis.title = title, unit
+    chart.height, chart.width = 8, 18
+    for v in vals:
+        if v in cols and any(isinstance(r.get(v), (int, float)) for r in rows):
+            j = cols.index(v) + 1
+            chart.add_data(Reference(src, min_col=j, min_row=2, max_row=len(rows) + 1))
+            chart.series[-1].tx = SeriesLabel(v=metric_label(v))
+    chart.set_categories(Reference(src, min_col=cols.index(cat) + 1, min_row=2,
+                                   max_row=len(rows) + 1))
+    if log:
+        chart.y_axis.scaling.logBase = 10
+    chart.x_axis.title = metric_label(cat)
+    chart.x_axis.delete = chart.y_axis.delete = False
+    return chart
+
+
+def severity(r: dict) -> tuple:
+    """Sort key: most GPUs lost first, then domains split, then GPUs degraded."""
+    return (-(r.get("gpus_lost") or 0), -(r.get("domains_broken") or 0),
+            -(r.get("gpus_degraded") or 0))
+
+
+def _blast_chart(ws, rows: list[dict], at_row: int) -> None:
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.chart.series import SeriesLabel
+
+    rows = sorted(rows, key=severity)
+    c0 = DATA_COL
+    head = ["Component (one failure)", "GPUs lost", "GPUs degraded", "Largest job still placeable"]
+    for j, h in enumerate(head):
+        ws.cell(row=1, column=c0 + j, value=h)
+    style_header(ws, 1)
+    for i, r in enumerate(rows, start=2):
+        label = r["component"]
+        if (r.get("domains_broken") or 0) > 0 and not r.get("gpus_lost"):
+            label += " [splits the NVLink domain]"
+        for j, v in enumerate([label, r.get("gpus_lost"), r.get("gpus_degraded"),
+                               r.get("largest_placeable_job_gpus")]):
+            ws.cell(row=i, column=c0 + j, value=v)
+    n = len(rows) + 1
+    chart = BarChart()
+    chart.type = "bar"
+    chart.title = "Blast radius of one failure, most severe first"
+    chart.y_axis.title = "GPUs"
+    chart.height, chart.width = 7 + 0.45 * len(rows), 24
+    for j in range(1, 4):
+        chart.add_data(Reference(ws, min_col=c0 + j, min_row=2, max_row=n))
+        chart.series[-1].tx = SeriesLabel(v=head[j])
+    chart.set_categories(Reference(ws, min_col=c0, min_row=2, max_row=n))
+    chart.x_axis.scaling.orientation = "maxMin"  # first (most severe) row on top
+    chart.x_axis.delete = chart.y_axis.delete = False
+    ws.add_chart(chart, f"A{at_row}")
+    ws.column_dimensions["T"].width = 60
 
 
 class PngImage(Image):

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from infra.reports.atomic import write_atomic
-from infra.reports.labels import column_unit, metric_unit, number_format
+from infra.reports.labels import (column_header, column_unit, metric_label, metric_unit,
+                                  number_format)
 
 SHEET_NAMES = {
     "bill_of_materials": "Bill of materials",
@@ -50,52 +51,117 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
 
     from infra.reports import xlsx_extras
 
+    from infra.reports.xlsx_print import finish
+
     wb = Workbook()
-    _summary(wb.active, data)
+    header_row = _summary(wb.active, data)
     for table, rows in data["tables"].items():
         ws = wb.create_sheet(sheet_name(table))
         if table == BOM:
             _bom_sheet(ws, rows)
         else:
-            _table_sheet(ws, rows)
+            _table_sheet(ws, _unknown_power(table, rows), sheet_name(table))
     xlsx_extras.add_charts(wb, data)
     if pngs:
         xlsx_extras.add_diagrams(wb, pngs)
     if analysis is not None:
         xlsx_extras.add_sources(wb, data, analysis.rd.catalog)
+    finish(wb, data["design"]["name"], {"Summary": header_row})
     return wb
 
 
-def _summary(ws, data: dict[str, Any]) -> None:
+def _summary(ws, data: dict[str, Any]) -> int:
+    """Key figures: label, value, unit (once), note (unknown / lower bound), field name."""
     ws.title = "Summary"
     ws.append(["Design", data["design"]["name"]])
     ws.append(["Source file", data["design"]["source_file"]])
     ws.append([])
-    ws.append(["Metric", "Value", "Unit"])
+    ws.append(["Metric", "Value", "Unit", "Note", "Field"])
     header_row = ws.max_row
-    for name, value in data["metrics"].items():
+    m = data["metrics"]
+    for name, value in m.items():
         unit = metric_unit(name)
-        ws.append([name, value, unit])
+        ws.append([metric_label(name), value, unit, summary_note(name, m), name])
+        cell = ws.cell(row=ws.max_row, column=2)
         fmt = number_format(unit)
-        if fmt and isinstance(value, (int, float)):
-            ws.cell(row=ws.max_row, column=2).number_format = fmt
+        if fmt and isinstance(value, (int, float)) and not isinstance(value, bool):
+            cell.number_format = fmt
+        if value is None:
+            mark_unknown(cell)
     style_header(ws, header_row)
     ws.freeze_panes = ws.cell(row=header_row + 1, column=1)
     ws.cell(row=1, column=1).font = _font(bold=True)
-    ws.append([])
-    ws.append(["Assumption", "Value", "Source"])
-    style_header(ws, ws.max_row)
-    for a in data["tables"].get("assumptions", []):
-        ws.append([a.get("item"), _cell(a.get("value")), a.get("source")])
+    assumptions = data["tables"].get("assumptions", [])
+    if assumptions:
+        ws.append([])
+        ws.append(["Assumption", "Value", "Source"])
+        style_header(ws, ws.max_row)
+        for a in assumptions:
+            ws.append([a.get("item"), _cell(a.get("value")), a.get("source")])
     widths(ws)
+    return header_row
 
 
-def _table_sheet(ws, rows: list[dict]) -> list[str]:
-    cols = list(rows[0]) if rows else ["(empty)"]
-    ws.append(cols)
+def summary_note(name: str, m: dict[str, Any]) -> str:
+    """``unknown`` or the lower-bound mark of a key figure (from the analysis' own counts)."""
+    if m.get(name) is None:
+        return "unknown"
+    if name == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
+        return f"lower bound: {m['capex_unpriced_sku_count']} SKUs unpriced"
+    if name == "it_power_kw" and m.get("power_unknown_parts_count"):
+        return f"lower bound: {m['power_unknown_parts_count']} parts with unpublished power"
+    return ""
+
+
+def mark_unknown(cell, comment: bool = True) -> None:
+    """A blank cell that reads as unknown: grey hatch (and a comment), never a 0."""
+    from openpyxl.comments import Comment
+    from openpyxl.styles import PatternFill
+
+    cell.value = None
+    cell.fill = PatternFill("lightGray", fgColor="A6A6A6", bgColor="FFFFFF")
+    if comment:
+        cell.comment = Comment("unknown: no published or estimated figure", "infra")
+
+
+def _unknown_power(table: str, rows: list[dict]) -> list[dict]:
+    """Power by unit: a unit whose own figure is unpublished has unknown watts, not 0 W."""
+    if table != "power_by_unit":
+        return rows
+    out = []
+    for r in rows:
+        unknown = [u.strip() for u in str(r.get("unknown_power_parts") or "").split(",")]
+        if r.get("basis") == "published unit figure" and r.get("unit") in unknown:
+            r = {**r, **{k: None for k in r if k.endswith("_w_per_unit")},
+                 "basis": "unknown (not published)"}
+        out.append(r)
+    return out
+
+
+def _table_sheet(ws, rows: list[dict], title: str = "") -> list[str]:
+    """One analysis table: human headers with units, unknowns blank and marked."""
+    if not rows:
+        ws.append([f"No {title.lower() or 'rows'} in this design."])
+        ws.cell(row=1, column=1).font = _font(italic=True)
+        return []
+    cols = list(rows[0])
+    ws.append([column_header(c) for c in cols])
     for r in rows:
         ws.append([_cell(r.get(c)) for c in cols])
+    numeric = {j for j, c in enumerate(cols, start=1)
+               if any(isinstance(r.get(c), (int, float)) for r in rows)}
+    blanks = set()
+    for row in ws.iter_rows(min_row=2, max_row=len(rows) + 1):
+        for cell in row:
+            if cell.value is None and cell.column in numeric:
+                mark_unknown(cell, comment=False)
+                blanks.add(cell.column)
     _finish(ws, cols, len(rows))
+    from openpyxl.comments import Comment
+
+    for j in blanks:
+        ws.cell(row=1, column=j).comment = Comment(
+            "Hatched blank = unknown or not applicable (never 0).", "infra")
     return cols
 
 
@@ -160,12 +226,13 @@ def style_header(ws, row: int) -> None:
             continue
         cell.font = Font(bold=True, color="FFFFFF")
         cell.fill = PatternFill("solid", fgColor=HEADER_FILL)
-        cell.alignment = Alignment(vertical="center")
+        cell.alignment = Alignment(vertical="center", wrap_text=True)
 
 
 def widths(ws) -> None:
+    """Column widths from the cells (headers wrap, so they count up to 16 characters)."""
     for col in ws.columns:
-        width = max((len(str(c.value)) for c in col
+        width = max((min(len(str(c.value)), 16 if c.font and c.font.b else 60) for c in col
                      if c.value is not None and not str(c.value).startswith("=")), default=8)
         ws.column_dimensions[col[0].column_letter].width = min(max(width + 2, 10), 60)
 

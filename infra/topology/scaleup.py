@@ -34,7 +34,7 @@ Example
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
@@ -78,6 +78,7 @@ class ScaleUpDomain:
     topology: str = "switched"  # switched | mesh | none
     tiers: tuple[SwitchTier, ...] = ()
     layouts: tuple[str, ...] = ()  # rack layouts the domain spans
+    rack_layouts: tuple[str, ...] = ()  # layout of graph rack r<i>, by i
 
     @property
     def tiered(self) -> bool:
@@ -89,9 +90,52 @@ def scale_up_domains(rd: ResolvedDesign) -> list[ScaleUpDomain]:
     """Every domain shape of ``rd`` with its count (cached on the design)."""
     cached = rd.__dict__.get("_domains")
     if cached is None:
-        cached = [_rack_domain(rd, s) for s in rd.domain_shapes] + _tray_domains(rd)
+        built: dict[tuple, ScaleUpDomain] = {}
+        cached = [_shared_rack_domain(rd, s, built) for s in rd.domain_shapes] + _tray_domains(rd)
         rd.__dict__["_domains"] = cached
     return cached
+
+
+def nvlink_key(rd: ResolvedDesign, shape: DomainShape) -> tuple:
+    """What a rack domain's NVLink graph depends on: per rack, its type and its switch and
+    compute trays in order (not the layout's name, pod, shelves, CDU or positions)."""
+    key = []
+    for name, n in shape.layouts:
+        lay = rd.layouts[name]
+        trays = tuple((i.part.kind, i.part.slug, i.count) for i in lay.items
+                      if i.part.kind in ("nvlink_switch_tray", "compute_tray"))
+        key += [(lay.rack.slug, trays)] * n
+    return tuple(key), shape.cross_rack_cable.slug if shape.cross_rack_cable else None
+
+
+def _shared_rack_domain(rd: ResolvedDesign, shape: DomainShape,
+                        built: dict[tuple, ScaleUpDomain]) -> ScaleUpDomain:
+    """Build each distinct NVLink graph once; shapes with the same key share it (read-only).
+
+    Notes
+    -----
+    Halls of many rack layouts hold few NVLink shapes (power shelves, CDUs and positions do
+    not change the NVLink graph), so cost follows distinct NVLink shapes, not layouts.
+    """
+    key = nvlink_key(rd, shape)
+    first = built.get(key)
+    if first is None:
+        built[key] = first = _rack_domain(rd, shape)
+        return first
+    return replace(first, name=_domain_name(shape), count=shape.count,
+                   layouts=tuple(l for l, _ in shape.layouts), rack_layouts=_rack_order(rd, shape))
+
+
+def _domain_name(shape: DomainShape) -> str:
+    name = " + ".join(f"{n} x {l}" for l, n in shape.layouts)
+    return name if not shape.pod else f"{shape.pod} ({name})"
+
+
+def _rack_order(rd: ResolvedDesign, shape: DomainShape) -> tuple[str, ...]:
+    """Layouts of the domain's racks r0, r1, ...: compute racks first, then switch-only."""
+    racks = [name for name, n in shape.layouts for _ in range(n)]
+    return tuple([r for r in racks if rd.layouts[r].count("compute_tray")]
+                 + [r for r in racks if not rd.layouts[r].count("compute_tray")])
 
 
 def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
@@ -124,11 +168,11 @@ def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
     if up:  # the worst even split sends half of all L1 uplinks across
         rate = min(b.t1_part.port_gbyte_s, b.t2_part.port_gbyte_s)  # type: ignore[union-attr]
         bis = min(bis, up / 2 * rate)
-    name = " + ".join(f"{n} x {l}" for l, n in shape.layouts)
-    return ScaleUpDomain(name if not shape.pod else f"{shape.pod} ({name})", "rack", shape.count,
+    return ScaleUpDomain(_domain_name(shape), "rack", shape.count,
                          b.gpus, b.gpu_part, len(racks), links, per_gpu, bis,
                          len(t1) + sum(len(c) for c in b.chips[2]), cross or up, g,
-                         tiers=_tiers(g, b, cross, up), layouts=tuple(l for l, _ in shape.layouts))
+                         tiers=_tiers(g, b, cross, up), layouts=tuple(l for l, _ in shape.layouts),
+                         rack_layouts=tuple(compute + spine))
 
 
 class _Build:

@@ -2,27 +2,55 @@
 
 Never fails a report: with no renderer, or when rendering fails, the ``.dot`` file is
 written instead and a warning says why.
+
+Speed (many diagrams, or the headline workbook's PNGs):
+
+- :func:`render_many` renders a batch in one renderer process per CPU (``-O`` with many
+  input files and several ``-T`` formats), the processes running in parallel;
+- every rendered image is cached by the renderer and the DOT text (SHA-256) under
+  ``$INFRA_DIAGRAM_CACHE`` (default ``~/.cache/infra/diagrams``; ``off`` disables it), so
+  a diagram that did not change is never rendered twice.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import shutil
 import subprocess
+import sys
+import sysconfig
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from infra.errors import InfraError
 from infra.reports.atomic import write_atomic, write_text_atomic
 
 RENDERERS = ("dot", "graphviz-pure")
 IMAGE_FORMATS = ("svg", "png")
 TIMEOUT_S = 300
+CACHE_ENV = "INFRA_DIAGRAM_CACHE"
+CACHE_MAX_FILES = 2000  # oldest images beyond this are pruned
 
 
 def find_renderer() -> str | None:
-    """Path of the first renderer on PATH (``dot``, then ``graphviz-pure``)."""
+    """Path of the first renderer (``dot``, then ``graphviz-pure``).
+
+    Looks on ``PATH``, then beside the running interpreter and in its scripts directory,
+    where pip, pipx and venvs put ``graphviz-pure``: a venv's ``infra`` run by absolute
+    path, from cron or through pipx finds it without the venv being activated.
+    """
+    dirs = [str(Path(sys.executable).parent), sysconfig.get_path("scripts")]
     for name in RENDERERS:
         path = shutil.which(name)
         if path:
             return path
+    for name in RENDERERS:
+        for d in dirs:
+            path = shutil.which(name, path=d) if d else None
+            if path:
+                return path
     return None
 
 
@@ -33,33 +61,174 @@ def render(source: str, stem: Path, formats: tuple[str, ...],
     Returns the paths written and warnings. A format that cannot be rendered falls back
     to the DOT file.
     """
-    written: list[Path] = []
-    warnings: list[str] = []
-    need_dot = "dot" in formats
-    images = [f for f in formats if f in IMAGE_FORMATS]
+    written, warnings = render_many([(source, stem, formats)], renderer)
+    return written[0], warnings
+
+
+def render_many(jobs: list[tuple[str, Path, tuple[str, ...]]], renderer: str | None = None,
+                workers: int | None = None) -> tuple[list[list[Path]], list[str]]:
+    """Render many diagrams: ``jobs`` are ``(dot_source, stem, formats)``.
+
+    Returns, per job, the paths written (the DOT file first where written) and all
+    warnings. Cached images are copied; the rest are rendered in at most ``workers``
+    renderer processes at once (default: the CPU count).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> written, warns = render_many([("graph { a -- b }", d / "ab", ("dot",))])
+    >>> [p.name for p in written[0]], warns
+    (['ab.dot'], [])
+    """
     exe = renderer if renderer is not None else find_renderer()
-    if images and not exe:
-        warnings.append(f"{stem.name}: no Graphviz renderer (install 'dot' or "
-                        f"'pip install graphviz-pure'); wrote the DOT file only")
-        need_dot = True
-        images = []
-    for fmt in images:
-        path = stem.with_suffix(f".{fmt}")
-        try:
-            write_atomic(path, lambda tmp, fmt=fmt: _run(exe, source, fmt, tmp))
-            written.append(path)
-        except (OSError, subprocess.SubprocessError) as exc:
-            warnings.append(f"{path.name}: {Path(exe).name} failed ({_why(exc)}); "
-                            "wrote the DOT file instead")
+    warnings: list[str] = []
+    images: dict[tuple[int, str], bytes | None] = {}
+    for i, (source, stem, formats) in enumerate(jobs):
+        for fmt in formats:
+            if fmt in IMAGE_FORMATS and exe:
+                images[(i, fmt)] = _cache_get(exe, fmt, source)
+    todo = sorted({i for (i, _), data in images.items() if data is None})
+    if todo:
+        fresh, errors = _render_batch(exe, [(i, jobs[i][0], tuple(
+            f for f in jobs[i][2] if images.get((i, f), b"") is None)) for i in todo], workers)
+        for key, data in fresh.items():
+            images[key] = data
+            _cache_put(exe, key[1], jobs[key[0]][0], data)
+        _cache_prune()
+        failed = errors
+    else:
+        failed = {}
+    out: list[list[Path]] = []
+    for i, (source, stem, formats) in enumerate(jobs):
+        written: list[Path] = []
+        need_dot = "dot" in formats
+        if exe is None and any(f in IMAGE_FORMATS for f in formats):
+            warnings.append(f"{stem.name}: no Graphviz renderer (install 'dot' or "
+                            f"'pip install graphviz-pure'); wrote the DOT file only")
             need_dot = True
-    if need_dot:
-        written.insert(0, write_text_atomic(stem.with_suffix(".dot"), source))
-    return written, warnings
+        for fmt in (f for f in formats if f in IMAGE_FORMATS and exe):
+            path = stem.with_suffix(f".{fmt}")
+            data = images.get((i, fmt))
+            if data is None:
+                warnings.append(f"{path.name}: {Path(exe).name} failed "  # type: ignore[arg-type]
+                                f"({failed.get((i, fmt), 'no output')}); wrote the DOT file instead")
+                need_dot = True
+                continue
+            try:
+                write_atomic(path, lambda tmp, data=data: Path(tmp).write_bytes(data))
+                written.append(path)
+            except OSError as exc:
+                warnings.append(f"{path.name}: cannot write ({exc}); wrote the DOT file instead")
+                need_dot = True
+        if need_dot:
+            written.insert(0, write_text_atomic(stem.with_suffix(".dot"), source))
+        out.append(written)
+    return out, warnings
+
+
+def _render_batch(exe: str, jobs: list[tuple[int, str, tuple[str, ...]]],
+                  workers: int | None) -> tuple[dict, dict]:
+    """Render ``(index, source, formats)`` jobs; returns images and errors by (index, fmt)."""
+    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    chunks = [jobs[k::workers] for k in range(workers)]
+    images: dict[tuple[int, str], bytes] = {}
+    errors: dict[tuple[int, str], str] = {}
+    with tempfile.TemporaryDirectory(prefix="infra-render-") as tmp:
+        def run_chunk(chunk) -> None:
+            by_formats: dict[tuple[str, ...], list] = {}
+            for job in chunk:
+                by_formats.setdefault(job[2], []).append(job)
+            for formats, group in by_formats.items():
+                files = []
+                for i, source, _ in group:
+                    f = Path(tmp) / f"{i}.dot"
+                    f.write_text(source, encoding="utf-8")
+                    files.append(str(f))
+                try:
+                    _run_files(exe, formats, files)
+                except (OSError, subprocess.SubprocessError) as exc:
+                    if len(group) == 1:
+                        for fmt in formats:
+                            errors[(group[0][0], fmt)] = _why(exc)
+                        continue
+                    for job in group:  # one bad diagram must not cost the others
+                        run_chunk([job])
+                    continue
+                for i, _, _ in group:
+                    for fmt in formats:
+                        out = Path(tmp) / f"{i}.dot.{fmt}"
+                        if out.exists():
+                            images[(i, fmt)] = out.read_bytes()
+
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(run_chunk, chunks))
+    return images, errors
+
+
+def _run_files(exe: str, formats: tuple[str, ...], files: list[str]) -> None:
+    """One renderer process: every format of every file, written as ``<file>.<fmt>``."""
+    subprocess.run([exe, *(f"-T{f}" for f in formats), "-O", *files], check=True,
+                   capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
 
 
 def _run(exe: str, source: str, fmt: str, out: Path) -> None:
     subprocess.run([exe, f"-T{fmt}", "-o", str(out)], input=source.encode(), check=True,
                    capture_output=True, timeout=TIMEOUT_S)
+
+
+def cache_dir() -> Path | None:
+    """Where rendered images are cached; None when ``INFRA_DIAGRAM_CACHE=off``."""
+    value = os.environ.get(CACHE_ENV)
+    if value is not None:
+        return None if value.strip().lower() in ("", "off", "0", "no") else Path(value)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "infra" / "diagrams"
+
+
+def _cache_key(exe: str, fmt: str, source: str) -> str:
+    try:
+        st = os.stat(exe)
+        who = f"{os.path.realpath(exe)}:{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        who = exe
+    return hashlib.sha256(f"{who}\0{fmt}\0{source}".encode()).hexdigest()
+
+
+def _cache_get(exe: str, fmt: str, source: str) -> bytes | None:
+    d = cache_dir()
+    if d is None:
+        return None
+    try:
+        return (d / f"{_cache_key(exe, fmt, source)}.{fmt}").read_bytes()
+    except OSError:
+        return None
+
+
+def _cache_put(exe: str, fmt: str, source: str, data: bytes) -> None:
+    """Store atomically; a cache that cannot be written is skipped, never an error."""
+    d = cache_dir()
+    if d is None:
+        return
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        write_atomic(d / f"{_cache_key(exe, fmt, source)}.{fmt}",
+                     lambda tmp: Path(tmp).write_bytes(data))
+    except (OSError, InfraError):
+        pass
+
+
+def _cache_prune() -> None:
+    """Keep the cache under :data:`CACHE_MAX_FILES`, dropping the oldest half past it."""
+    d = cache_dir()
+    try:
+        files = list(d.iterdir()) if d is not None and d.is_dir() else []
+        if len(files) > CACHE_MAX_FILES:
+            files.sort(key=lambda p: p.stat().st_mtime)
+            for p in files[: len(files) - CACHE_MAX_FILES // 2]:
+                p.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _why(exc: Exception) -> str:

@@ -19,12 +19,30 @@ RANK = {"gpu": 0, "compute_tray": 0, "nvlink_backplane": 1, "nvlink_switch_chip"
 
 
 def domain_diagrams(analysis) -> list[Diagram]:
-    """One diagram per scale-up domain shape (GPU-only 'domains' are skipped)."""
-    out = []
+    """One diagram per distinct NVLink graph (GPU-only 'domains' are skipped).
+
+    Domains of different layouts or pods that share one NVLink graph (same rack type,
+    switch and compute trays) are drawn once, titled with how many domains and which
+    layouts it stands for, so a hall of 1,000 layouts draws a handful of diagrams.
+    """
+    groups: dict[int, list] = {}
     for dom in analysis.bandwidth.domains:
-        if dom.topology == "none":
+        if dom.topology != "none":
+            groups.setdefault(id(dom.graph), []).append(dom)
+    out = []
+    for doms in groups.values():
+        dom = doms[0]
+        if len(doms) == 1:
+            out.append(domain_diagram(dom, states=None, title=None))
             continue
-        out.append(domain_diagram(dom, states=None, title=None))
+        names = ", ".join(d.name for d in doms[:3]) + (", ..." if len(doms) > 3 else "")
+        head = (f"Scale-up domain shape shared by {len(doms)} domain groups ({names}): "
+                f"{dom.gpus} GPUs x {sum(d.count for d in doms)} domain(s), "
+                f"{dom.links_per_gpu} links = {num(dom.gbyte_s_per_gpu, 'GB/s')} per GPU per "
+                f"direction, {dom.topology}")
+        d = domain_diagram(dom, states=None, title=head)
+        out.append(Diagram(file_stem(f"scaleup_{dom.name}_and_{len(doms) - 1}_more"), head,
+                           d.source))
     return out
 
 

@@ -1,0 +1,104 @@
+"""The Python API: every ``infra`` command as a function for notebooks and scripts.
+
+``import infra`` exposes these lazily (nothing heavy is imported until first use)::
+
+    import infra
+    a = infra.analyze("designs/aws_nvl36x2.yaml")     # DesignAnalysis
+    a.metrics()["gpus"]                                 # 72
+    infra.frame(a.tables()["bill_of_materials"])        # a pandas DataFrame
+    c = infra.compare("designs/aws_nvl36x2.yaml", "designs/gb200_nvl72.yaml")
+    r = infra.failures("designs/dgx_h100_su.yaml")      # FailureReview
+    s = infra.sweep("designs/gb200_nvl72_576.yaml", "sweeps/nvl72_nic_oversub.yaml")
+    s.frame()                                           # one row per scenario
+
+Examples
+--------
+>>> import infra
+>>> a = infra.analyze("designs/aws_nvl36x2.yaml")
+>>> a.metrics()["gpus"], a.metrics()["scale_up_domain_gpus"]
+(72, 72)
+>>> df = infra.frame(a.tables()["bill_of_materials"])
+>>> int(df.loc[df["kind"] == "gpu", "count"].sum())
+72
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from infra.analysis.compare import Comparison
+from infra.analysis.compare import compare as _compare
+from infra.analysis.failure_review import FailureReview, review_file
+from infra.analysis.summary import DesignAnalysis, analyze_file
+from infra.analysis.summary import analyze as _analyze
+from infra.analysis.tco import CostAssumptions
+from infra.models.catalog import Catalog, load_catalog
+from infra.models.prices import load_prices
+from infra.models.resolve import ResolvedDesign, load_design
+from infra.sweeps import SweepResult, diff_designs, sweep
+
+__all__ = ["Comparison", "CostAssumptions", "DesignAnalysis", "FailureReview",
+           "ResolvedDesign", "SweepResult", "analyze", "compare", "diff_designs",
+           "failures", "frame", "load_catalog", "load_design", "sweep"]
+
+
+def analyze(design: ResolvedDesign | Path | str, catalog: Catalog | None = None) -> DesignAnalysis:
+    """Run every design analysis (what ``infra design`` prints and reports).
+
+    Parameters
+    ----------
+    design : ResolvedDesign or path
+        A design file, or one already loaded with :func:`load_design`.
+    catalog : Catalog, optional
+        Default: the shipped catalog (or ``$INFRA_CATALOG``).
+
+    Returns
+    -------
+    DesignAnalysis
+        ``.metrics()`` (flat figures, unit in each name), ``.tables()`` (name -> rows),
+        ``.as_dict()`` (the JSON report's contract).
+    """
+    if isinstance(design, ResolvedDesign):
+        return _analyze(design)
+    return analyze_file(design, catalog)
+
+
+def compare(*keys: str, prices: tuple[Path | str, ...] = (), catalog: Catalog | None = None,
+            assumptions: CostAssumptions | None = None, target=None) -> Comparison:
+    """Compare GPU slugs, compute-tray slugs and design files (``infra compare``).
+
+    Parameters
+    ----------
+    *keys : str
+        Options, as on the command line.
+    prices : paths, optional
+        Price files (default ``catalogs/prices``).
+    assumptions : CostAssumptions, optional
+        Energy price, PUE override, years, maintenance, precision.
+    target : Target, optional
+        Size every option to a capacity (:func:`infra.analysis.target.parse_target`).
+
+    Returns
+    -------
+    Comparison
+        ``.rows()`` (one per metric), ``.as_dict()``.
+    """
+    cat = catalog or load_catalog()
+    return _compare(list(keys), load_prices(list(prices) or None, catalog=cat), cat,
+                    assumptions, target)
+
+
+def failures(design: Path | str, **options: Any) -> FailureReview:
+    """Failure review of a design file (``infra failures``); options as for
+    :func:`infra.analysis.failure_review.review_file` (``rates_file``, ``job_gpus``,
+    ``samples``, ``seed``, ...)."""
+    return review_file(design, **options)
+
+
+def frame(rows: list[dict[str, Any]]):
+    """A table (list of row dicts, as ``tables()`` and ``rows()`` return) as a pandas
+    DataFrame, columns in row order."""
+    import pandas as pd
+
+    return pd.DataFrame(rows).convert_dtypes()

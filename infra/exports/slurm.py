@@ -1,0 +1,113 @@
+"""Slurm topology files from a design: ``topology.conf`` (tree, block) and ``topology.yaml``.
+
+Formats: ``topology.conf(5)`` and ``topology.yaml(5)`` (Slurm >= 25.05, which allows
+blocks with fewer nodes than the base size, so absent slots are empty ``BlockName``
+lines rather than fake nodes). Slurm reads one ``topology.conf`` per cluster and
+ignores it when ``topology.yaml`` exists, so the two plugin variants are written as
+``topology.tree.conf`` and ``topology.block.conf`` (rename the one you use to
+``topology.conf``), and ``topology.yaml`` holds both (block is the cluster default when
+the design has multi-node NVLink domains; partitions pick one with ``Topology=``).
+
+What goes in comes from :mod:`infra.analysis.schedtopo`; every file is checked by
+:mod:`infra.exports.slurm_check` before it is returned.
+
+Examples
+--------
+>>> from infra.models.resolve import load_design
+>>> ex = slurm_export(load_design("designs/aws_nvl36x2.yaml"))
+>>> [f.path for f in ex.files]
+['slurm/topology.block.conf', 'slurm/topology.yaml']
+>>> print(ex.files[0].text.splitlines()[-1])
+BlockSizes=9,18
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from infra.analysis.identity import DEFAULT_HOST_PATTERN, node_identities
+from infra.analysis.schedtopo import BlockTopology, TreeTopology, block_topology, tree_topology
+from infra.exports.common import Export, ExportError, ExportFile
+from infra.exports.hostlist import compress
+from infra.exports.slurm_check import check_block_conf, check_tree_conf
+from infra.models.resolve import ResolvedDesign
+
+RULE = "#" * 66
+
+
+def slurm_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Export:
+    """Slurm topology files for ``rd``; raises ExportError when there is nothing to say."""
+    ids = node_identities(rd, pattern)
+    blocks = block_topology(rd, ids)
+    tree = tree_topology(rd, ids)
+    if blocks is None and tree is None:
+        raise ExportError(f"{rd.file}: design {rd.name!r} has neither multi-node NVLink domains "
+                          "nor a fabric, so Slurm has no topology to use",
+                          hint="add a 'fabrics:' section, or use TopologyPlugin=topology/flat")
+    names = [n.name for n in ids]
+    head = [RULE, f"# Slurm topology for {rd.name}", f"# from {rd.file.name} by infra export; "
+            f"node names from the pattern {pattern!r}", "# (they must match slurm.conf NodeName)"]
+    files, warnings = [], []
+    if tree is not None:
+        text = tree_conf(tree, head)
+        check_tree_conf(text, names)
+        files.append(ExportFile("slurm/topology.tree.conf", text))
+        missing = len(names) - len({h for s in tree.switches for h in s.nodes})
+        if missing:
+            warnings.append(f"{missing} nodes are not on fabric {tree.fabric!r} and are in no "
+                            "switch (Slurm warns about them)")
+    if blocks is not None:
+        text = block_conf(blocks, head)
+        check_block_conf(text, names, {b.name: b.group for b in blocks.blocks})
+        files.append(ExportFile("slurm/topology.block.conf", text))
+    files.append(ExportFile("slurm/topology.yaml", topology_yaml(blocks, tree)))
+    return Export("slurm", tuple(files), tuple(warnings))
+
+
+def tree_conf(tree: TreeTopology, head: list[str]) -> str:
+    """``topology.conf`` for ``topology/tree``: leaves first, root last."""
+    lines = head + [f"# topology/tree plugin: fabric {tree.fabric!r}; first-tier switches that "
+                    "carry the same nodes", "# (rail leaves of an SU, ToRs of a rack) are one "
+                    "logical switch; '# name=' lists the design switches", RULE]
+    for s in tree.switches:
+        if s.members:
+            lines.append(f"# {s.name}=" + compress(list(s.members)))
+        if s.nodes:
+            lines.append(f"SwitchName={s.name} Nodes={compress(s.nodes)}")
+        else:
+            lines.append(f"SwitchName={s.name} Switches={compress(s.switches)}")
+    return "\n".join(lines) + "\n"
+
+
+def block_conf(blocks: BlockTopology, head: list[str]) -> str:
+    """``topology.conf`` for ``topology/block``: blocks in fabric order, then BlockSizes."""
+    lines = head + ["# topology/block plugin: " + blocks.basis + ";",
+                    "# Slurm aggregates consecutive blocks, so the order is the fabric order; "
+                    "empty blocks", "# keep absent slots aligned. '# block=domain' names the "
+                    "design's NVLink domain.", RULE]
+    for b in blocks.blocks:
+        if b.domain is None:
+            lines.append(f"# {b.name}=absent slot of {b.group}")
+            lines.append(f"BlockName={b.name}")
+        else:
+            lines.append(f"# {b.name}={b.domain}" + (f" (rack {b.rack})" if b.rack else ""))
+            lines.append(f"BlockName={b.name} Nodes={compress(b.nodes)}")
+    lines.append("BlockSizes=" + ",".join(str(s) for s in blocks.sizes))
+    return "\n".join(lines) + "\n"
+
+
+def topology_yaml(blocks: BlockTopology | None, tree: TreeTopology | None) -> str:
+    """``topology.yaml`` (Slurm >= 25.05) with a ``nvlink`` block and a ``fabric`` tree."""
+    doc = []
+    if blocks is not None:
+        rows = [{"block": b.name, **({"nodes": compress(b.nodes)} if b.nodes else {})}
+                for b in blocks.blocks]
+        doc.append({"topology": "nvlink", "cluster_default": True,
+                    "block": {"block_sizes": list(blocks.sizes), "blocks": rows}})
+    if tree is not None:
+        rows = [{"switch": s.name, **({"nodes": compress(s.nodes)} if s.nodes
+                                      else {"children": compress(s.switches)})}
+                for s in reversed(tree.switches)]
+        doc.append({"topology": "fabric", "cluster_default": blocks is None,
+                    "tree": {"switches": rows}})
+    return yaml.safe_dump(doc, sort_keys=False, explicit_start=True, width=1000)

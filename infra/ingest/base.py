@@ -1,0 +1,144 @@
+"""Shared reading rules for tool dumps: text sniffing, safe XML, tolerant values.
+
+Dumps come from customer machines: they are untrusted input. XML is parsed with
+``defusedxml`` (no entity expansion, no external references); a binary file, a
+truncated document or the output of the wrong tool raises :class:`InventoryError`
+with the file named and the tool that would produce the expected output.
+
+Examples
+--------
+>>> na("N/A") is None, na(" 16x "), to_int("16x"), to_int("N/A")
+(True, '16x', 16, None)
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as StdET
+from pathlib import Path
+
+from defusedxml import DefusedXmlException
+from defusedxml import ElementTree as SafeET
+
+from infra.errors import InfraError
+
+MAX_DUMP_BYTES = 64 * 1024 * 1024  # the largest real dump seen is ~0.4 MB (qx-b200.xml)
+
+# Bodies nvidia-smi writes where a reading is absent (interop-formats.md §6.4).
+_ABSENT = {"", "n/a", "[n/a]", "not supported", "[not supported]", "unknown", "none",
+           "requested functionality has been deprecated", "not available", "[unknown error]"}
+
+
+class InventoryError(InfraError):
+    """A dump in an inventory directory is unreadable, truncated or of the wrong tool."""
+
+
+def read_text(path: Path, tool: str) -> str:
+    """The text of ``path``; binary, oversized or undecodable files raise.
+
+    Parameters
+    ----------
+    path : Path
+        A dump file.
+    tool : str
+        The command whose output is expected there (for the message).
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InventoryError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    if len(data) > MAX_DUMP_BYTES:
+        raise InventoryError(f"{len(data):,} bytes is too large for `{tool}` output "
+                             f"(limit {MAX_DUMP_BYTES:,})", file=str(path))
+    if b"\x00" in data[:65536]:
+        raise InventoryError(f"binary file, not the text output of `{tool}`", file=str(path),
+                             hint=f"save the command's standard output: {tool} > {Path(path).name}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if _mostly_text(data):  # a stray byte in a device name: keep the rest readable
+            return data.decode("utf-8", errors="replace")
+        raise InventoryError(f"not text (undecodable byte at offset {exc.start}); expected "
+                             f"`{tool}` output", file=str(path)) from None
+
+
+def _mostly_text(data: bytes) -> bool:
+    sample = data[:65536]
+    printable = sum(1 for b in sample if b >= 32 or b in (9, 10, 13))
+    return printable / max(len(sample), 1) > 0.98
+
+
+def parse_xml(path: Path, tool: str, root: str, others: dict[str, str] | None = None) -> StdET.Element:
+    """Parse ``path`` safely and check its root element is ``root``.
+
+    ``others`` maps root tags of other known dumps to their tool, for a precise message
+    when a file holds the wrong tool's output.
+    """
+    text = read_text(path, tool)
+    if not text.lstrip().startswith("<"):
+        raise InventoryError(f"not XML (starts with {text.strip()[:30]!r}); expected `{tool}` output",
+                             file=str(path), line=1)
+    try:
+        el = SafeET.fromstring(text)
+    except StdET.ParseError as exc:
+        line = exc.position[0] if getattr(exc, "position", None) else None
+        raise InventoryError(f"malformed or truncated XML: {exc}", file=str(path), line=line,
+                             hint=f"capture the whole output again: {tool}") from None
+    except DefusedXmlException as exc:
+        raise InventoryError(f"XML with forbidden constructs ({type(exc).__name__}): refused",
+                             file=str(path), hint="tool dumps never declare entities") from None
+    if el.tag != root:
+        known = (others or {}).get(el.tag)
+        what = f"looks like `{known}` output" if known else f"root element <{el.tag}>"
+        raise InventoryError(f"{what}, expected `{tool}` output (root <{root}>)", file=str(path))
+    return el
+
+
+def na(text: str | None) -> str | None:
+    """``text`` stripped, or None where the tool printed an absent-value marker."""
+    if text is None:
+        return None
+    t = text.strip()
+    return None if t.lower() in _ABSENT else t
+
+
+def to_int(text: str | None) -> int | None:
+    """The leading integer of a value such as ``16x`` or ``5``; None when absent."""
+    t = na(text)
+    if t is None:
+        return None
+    m = re.match(r"[-+]?(0x[0-9a-fA-F]+|\d+)", t)
+    if not m:
+        return None
+    return int(m.group(0), 0)
+
+
+def find_text(el: StdET.Element, *paths: str) -> str | None:
+    """The first present, non-absent value among ``paths`` (older and newer names)."""
+    for p in paths:
+        node = el.find(p)
+        if node is not None:
+            value = na(node.text)
+            if value is not None:
+                return value
+    return None
+
+
+def zero_uuid(value: str | None) -> bool:
+    """True for an all-zero (or absent) UUID: "not in a fabric cluster"."""
+    return value is None or not value.replace("-", "").strip("0")
+
+
+def norm_bus_id(bus: str | None) -> str | None:
+    """``00000000:29:00.0`` / ``0000:29:00.0`` -> ``0000:29:00.0`` (lower case).
+
+    Used only to join two dumps taken on the same node at the same time, never as an
+    identity: bus IDs differ between VMs and bare metal.
+    """
+    if not bus:
+        return None
+    m = re.match(r"(?:([0-9a-fA-F]+):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$", bus.strip())
+    if not m:
+        return bus.strip().lower()
+    dom = int(m.group(1) or "0", 16)
+    return f"{dom:04x}:{m.group(2).lower()}:{m.group(3).lower()}.{m.group(4)}"

@@ -1,0 +1,88 @@
+"""``infra diff``: map an inventory onto a design and list every deviation.
+
+Nodes map by host name (:mod:`infra.ingest.slots`), GPUs by module id, adapters by
+NodeDescription or GUID map, switches by the cables planned to them. Design nodes
+absent from the inventory are counted in the coverage, not reported one by one: a
+bring-up usually ingests a rack or a scalable unit at a time.
+
+Examples
+--------
+>>> from pathlib import Path
+>>> root = Path(__file__).resolve().parents[2]
+>>> res = diff_file(root / "designs/gb200_nvl72.yaml", root / "tests/fixtures/inventory/gb200-nvl72")
+>>> sorted({f.check for f in res.findings})
+['clique-split', 'fabric-not-attached', 'nvlink-inactive', 'tray-position']
+>>> res.errors, res.coverage.inspected_nodes
+(3, 18)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from infra.ingest.diff_domain import domain_findings
+from infra.ingest.diff_fabric import fabric_findings
+from infra.ingest.diff_node import node_findings
+from infra.ingest.findings import SEVERITIES, Coverage, DiffResult, Finding
+from infra.ingest.inventory import load_inventory
+from infra.ingest.model import Inventory
+from infra.ingest.slots import DEFAULT_HOST_PATTERN, design_nodes
+from infra.models.catalog import Catalog
+from infra.models.resolve import ResolvedDesign, load_design
+
+
+def diff_inventory(rd: ResolvedDesign, inv: Inventory,
+                   host_pattern: str = DEFAULT_HOST_PATTERN) -> DiffResult:
+    """Every deviation of ``inv`` from ``rd``.
+
+    Parameters
+    ----------
+    rd : ResolvedDesign
+    inv : Inventory
+        From :func:`infra.ingest.inventory.load_inventory`.
+    host_pattern : str
+        How design trays are named (see :func:`infra.ingest.slots.design_nodes`).
+
+    Returns
+    -------
+    DiffResult
+        Findings sorted by severity, rack, U and node; coverage figures.
+    """
+    dnodes = design_nodes(rd, host_pattern)
+    by_host = {d.host: d for d in dnodes}
+    findings: list[Finding] = []
+    pairs = []
+    unknown: list[str] = []
+    for node in inv.nodes:
+        dn = by_host.get(node.host)
+        if dn is None:
+            unknown.append(node.host)
+            continue
+        pairs.append((dn, node))
+        findings += node_findings(dn, node, rd.catalog)
+    domain_gpus: Counter = Counter()
+    for d in dnodes:
+        domain_gpus[d.domain] += d.gpus
+    findings += domain_findings(pairs, domain_gpus)
+    fab, table, notes = fabric_findings(rd, inv, by_host)
+    findings += fab
+    unknown += sorted({p.host for p in inv.ports if p.host not in by_host} - set(unknown))
+    for host in unknown:
+        findings.append(Finding("warning", "node-unknown", None, None, host, None, None,
+                                f"a host named by the pattern {host_pattern!r} "
+                                f"(e.g. {dnodes[0].host}..{dnodes[-1].host})" if dnodes else "-",
+                                f"host {host!r}", "not checked: no design position",
+                                inv.root))
+    findings.sort(key=lambda f: (SEVERITIES.index(f.severity), f.rack or "", f.node or "",
+                                 f.check, f.gpu or "", f.port or ""))
+    cov = Coverage(len(dnodes), len(pairs), tuple(unknown), sum(len(n.gpus) for _, n in pairs),
+                   len(inv.ports), tuple(table))
+    return DiffResult(rd.name, str(rd.file), inv.root, host_pattern, tuple(findings), cov,
+                      tuple(notes))
+
+
+def diff_file(design: Path | str, inventory: Path | str, catalog: Catalog | None = None,
+              host_pattern: str = DEFAULT_HOST_PATTERN) -> DiffResult:
+    """Load ``design`` and ``inventory`` and diff them (the ``infra diff`` API)."""
+    return diff_inventory(load_design(design, catalog), load_inventory(inventory), host_pattern)

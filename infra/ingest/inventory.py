@@ -1,0 +1,154 @@
+"""Load an inventory directory into the as-built model.
+
+Layout (one directory per host, named by its host name; the fabric files at the top)::
+
+    INVENTORY/
+      ibnetdiscover.txt        # `ibnetdiscover` run on one host per fabric segment
+      guid-map.txt             # optional node-name-map: 0x<node guid> "<host> <hca>"
+      r01-t01/
+        nvidia-smi-q.xml       # `nvidia-smi -q -x`
+        topo-m.txt             # `nvidia-smi topo -m`            (optional)
+        nvlink-s.txt           # `nvidia-smi nvlink -s`          (optional)
+        nccl-topo.xml          # NCCL_TOPO_DUMP_FILE             (optional)
+
+Examples
+--------
+>>> from pathlib import Path
+>>> inv = load_inventory(Path(__file__).resolve().parents[2] / "tests/fixtures/inventory/gb200-nvl72")
+>>> len(inv.nodes), sum(len(n.gpus) for n in inv.nodes)
+(18, 72)
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from infra.ingest.base import InventoryError, norm_bus_id
+from infra.ingest.ibnet import IbFabric, parse_guid_map, parse_ibnet
+from infra.ingest.model import BuiltGpu, BuiltNic, BuiltNode, FabricPort, Inventory
+from infra.ingest.nccl import NcclTopo, parse_nccl_topo
+from infra.ingest.smi_text import NvlinkGpu, TopoMatrix, parse_nvlink, parse_topo
+from infra.ingest.smi_xml import SmiGpu, parse_smi_xml
+
+SMI_FILES = ("nvidia-smi-q.xml", "nvidia-smi.xml", "smi.xml")
+TOPO_FILES = ("topo-m.txt", "nvidia-smi-topo-m.txt")
+NVLINK_FILES = ("nvlink-s.txt", "nvidia-smi-nvlink-s.txt")
+NCCL_FILES = ("nccl-topo.xml", "nccl_topo.xml")
+IB_FILES = ("ibnetdiscover.txt", "ibnetdiscover.out")
+GUID_MAP_FILES = ("guid-map.txt", "node-name-map.txt")
+
+
+def load_inventory(root: Path | str) -> Inventory:
+    """Read every dump under ``root`` (layout in the module docstring).
+
+    Raises
+    ------
+    InventoryError
+        Missing directory, a host directory without ``nvidia-smi -q -x`` output, or any
+        malformed dump (the file is named).
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise InventoryError("inventory directory not found", file=str(root),
+                             hint="pass a directory with one sub-directory per host")
+    nodes = tuple(_node(d) for d in sorted(p for p in root.iterdir() if p.is_dir()
+                                           and not p.name.startswith(".")))
+    ib = _first(root, IB_FILES)
+    gmap = _first(root, GUID_MAP_FILES)
+    fabric = parse_ibnet(ib, parse_guid_map(gmap) if gmap else None) if ib else None
+    if not nodes and fabric is None:
+        raise InventoryError("no host directories and no ibnetdiscover.txt", file=str(root),
+                             hint="see `infra diff --help` for the directory layout")
+    ports, unmapped = _ports(fabric) if fabric else ((), ())
+    return Inventory(str(root), nodes, fabric, ports, unmapped)
+
+
+def _first(d: Path, names: tuple[str, ...]) -> Path | None:
+    return next((d / n for n in names if (d / n).is_file()), None)
+
+
+def _node(d: Path) -> BuiltNode:
+    smi_path = _first(d, SMI_FILES)
+    if smi_path is None:
+        raise InventoryError(f"host directory without {SMI_FILES[0]}", file=str(d),
+                             hint=f"save `nvidia-smi -q -x > {d.name}/{SMI_FILES[0]}`")
+    smi = parse_smi_xml(smi_path)
+    files = [str(smi_path)]
+    topo = nvl = nccl = None
+    if p := _first(d, TOPO_FILES):
+        topo, _ = parse_topo(p), files.append(str(p))
+    if p := _first(d, NVLINK_FILES):
+        nvl, _ = parse_nvlink(p), files.append(str(p))
+    if p := _first(d, NCCL_FILES):
+        nccl, _ = parse_nccl_topo(p), files.append(str(p))
+    by_uuid = {g.uuid: g for g in nvl or () if g.uuid}
+    nccl_gpus = _local(nccl)
+    gpus = tuple(_gpu(g, by_uuid.get(g.uuid), nccl_gpus.get(g.bus_id), nvl, nccl) for g in smi.gpus)
+    return BuiltNode(d.name, gpus, _nics(nccl, topo), smi.driver_version, smi.attached_gpus,
+                     tuple(files), topo)
+
+
+def _local(nccl: NcclTopo | None) -> dict:
+    """Bus ID -> NCCL GPU of the dump's first host (MNNVL dumps list the whole clique)."""
+    if nccl is None:
+        return {}
+    first = nccl.hosts[0] if nccl.hosts else None
+    return {g.bus_id: g for g in nccl.gpus if g.host_hash == first and g.bus_id}
+
+
+def _gpu(g: SmiGpu, nvl: NvlinkGpu | None, nc, nvl_dump, nccl_dump) -> BuiltGpu:
+    active = inactive = rate = src = None
+    if nvl is not None:
+        rates = [r for _, r in nvl.links if r is not None]
+        active, inactive = nvl.active, nvl.inactive
+        rate = max(rates) if rates else None
+        src = "nvidia-smi nvlink -s"
+    elif nc is not None and (nc.nvswitch_links or nc.gpu_links):
+        active, inactive, src = nc.nvswitch_links + nc.gpu_links, None, "NCCL topology dump"
+    gen, width = g.pcie_gen, g.pcie_width
+    if gen is None and nc is not None:
+        gen = nc.pcie_gen
+    if width is None and nc is not None:
+        width = nc.pcie_width
+    return BuiltGpu(g.uuid, g.serial, g.module_id, g.product_name, g.pci_device_id,
+                    g.chassis_serial, g.slot_number, g.tray_index, g.performance_state,
+                    gen, g.pcie_max_gen, width, g.pcie_max_width, g.fabric_state,
+                    g.fabric_status, g.cluster_uuid, g.clique_id, active, inactive, rate, src)
+
+
+def _nics(nccl: NcclTopo | None, topo: TopoMatrix | None) -> tuple[BuiltNic, ...]:
+    if nccl is not None and nccl.nets:
+        first = nccl.hosts[0] if nccl.hosts else None
+        return tuple(BuiltNic(n.name, n.guid, n.speed_gbit_s, "NCCL topology dump")
+                     for n in nccl.nets if n.host_hash == first)
+    if topo is not None:
+        return tuple(BuiltNic(n, None, None, "nvidia-smi topo -m") for n in topo.nics)
+    return ()
+
+
+def _ports(fabric: IbFabric):
+    by_host: dict[str, list] = {}
+    for link in fabric.links:
+        ad = fabric.adapters.get(link.peer) if link.peer_kind == "H" else None
+        if ad is not None and ad.host:
+            by_host.setdefault(ad.host, []).append((link, ad))
+    ports = []
+    for host, items in by_host.items():
+        order = sorted({ad.hca or "" for _, ad in items}, key=_natural)
+        for link, ad in items:
+            sw = fabric.switches[link.switch]
+            ports.append(FabricPort(link.switch, sw.name, link.switch_port, host, ad.hca,
+                                    order.index(ad.hca or ""), ad.guid, link.width, link.speed,
+                                    link.gbit_s))
+    unmapped = tuple(a for a in fabric.adapters.values() if a.host is None)
+    ports.sort(key=lambda p: (_natural(p.host), p.hca_rank))
+    return tuple(ports), unmapped
+
+
+def _natural(text: str) -> tuple:
+    """``mlx5_10`` after ``mlx5_9``; ``HCA-2`` after ``HCA-1``."""
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
+
+
+__all__ = ["load_inventory", "norm_bus_id"]

@@ -1,0 +1,166 @@
+"""Readers for the text reports ``nvidia-smi topo -m`` and ``nvidia-smi nvlink -s``.
+
+``topo -m`` is parsed from its header, never by fixed positions: the column set changed
+across drivers (NIC names moved from the header into a ``NIC Legend``; ``GPU NUMA ID``
+was added), and affinity cells hold commas and ranges (``0,3-9,11-17``); see
+interop-formats.md §7. ``nvlink -s`` lists each GPU's links with their line rate or
+``<inactive>`` (§8).
+
+Examples
+--------
+>>> text = '''GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)
+...          Link 0: 26.562 GB/s
+...          Link 1: <inactive>'''
+>>> g = parse_nvlink_text(text, "x.txt")[0]
+>>> g.uuid, g.active, g.inactive, g.links[0]
+('GPU-1', 1, 1, (0, 26.562))
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from infra.ingest.base import InventoryError, na, read_text
+
+TOPO_TOOL = "nvidia-smi topo -m"
+NVLINK_TOOL = "nvidia-smi nvlink -s"
+PATH_CLASSES = ("X", "PIX", "PXB", "PHB", "NODE", "SYS")  # nearest first (NV# is NVLink)
+_EXTRA_COLUMNS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
+_DEVICE = re.compile(r"^(GPU\d+|NIC\d+|mlx5_\d+|[a-z]+\d*_\d+)$")
+
+
+@dataclass(frozen=True)
+class TopoMatrix:
+    """The ``topo -m`` pair matrix: device names are ``GPUi`` and NIC device names."""
+
+    file: str
+    gpus: tuple[str, ...]
+    nics: tuple[str, ...]  # device names (``mlx5_0``), legend applied
+    cells: dict[tuple[str, str], str]  # (row, column) -> X / NV18 / PIX / SYS ...
+    cpu_affinity: dict[str, str | None]
+    numa_affinity: dict[str, str | None]
+
+    def nvlinks(self, a: str, b: str) -> int:
+        """Bonded NVLinks between two GPUs (0 when the pair is not NV#)."""
+        m = re.match(r"NV(\d+)$", self.cells.get((a, b), ""))
+        return int(m.group(1)) if m else 0
+
+    def nearest_nic(self, gpu: str) -> tuple[str | None, str | None]:
+        """(NIC, path class) of the NIC closest to ``gpu`` over PCIe."""
+        best = None
+        for nic in self.nics:
+            cls = self.cells.get((gpu, nic))
+            if cls in PATH_CLASSES and (best is None or PATH_CLASSES.index(cls) < PATH_CLASSES.index(best[1])):
+                best = (nic, cls)
+        return best or (None, None)
+
+
+def parse_topo(path: Path | str) -> TopoMatrix:
+    """Parse a saved ``nvidia-smi topo -m``.
+
+    Raises
+    ------
+    InventoryError
+        No ``GPU0`` header row, or a row whose cell count does not match the header.
+    """
+    path = Path(path)
+    return parse_topo_text(read_text(path, TOPO_TOOL), str(path))
+
+
+def parse_topo_text(text: str, file: str) -> TopoMatrix:
+    lines = text.splitlines()
+    head_i = next((i for i, l in enumerate(lines) if _is_header(l.split())), None)
+    if head_i is None:
+        raise InventoryError("no `GPU0 GPU1 ...` header row: not `nvidia-smi topo -m` output",
+                             file=file, hint=f"save the output of `{TOPO_TOOL}`")
+    header = lines[head_i]
+    extras = [c for c in _EXTRA_COLUMNS if c in header]
+    names = header
+    for c in extras:
+        names = names.replace(c, " ")
+    devices = names.split()
+    legend = dict(re.findall(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$", text, flags=re.M))
+    cells: dict[tuple[str, str], str] = {}
+    cpu: dict[str, str | None] = {}
+    numa: dict[str, str | None] = {}
+    for n, line in enumerate(lines[head_i + 1:], start=head_i + 2):
+        toks = line.split()
+        if not toks or not _DEVICE.match(toks[0]):
+            if toks and toks[0] == "Legend:":
+                break
+            continue
+        row, vals = toks[0], toks[1:]
+        if len(vals) < len(devices):
+            raise InventoryError(f"row {row} has {len(vals)} cells, the header names "
+                                 f"{len(devices)} devices", file=file, line=n)
+        for col, v in zip(devices, vals):
+            cells[(_name(row, legend), _name(col, legend))] = v
+        rest = vals[len(devices):]
+        cpu[_name(row, legend)] = na(rest[0]) if len(rest) > 0 and extras else None
+        numa[_name(row, legend)] = na(rest[1]) if len(rest) > 1 else None
+    gpus = tuple(d for d in devices if d.startswith("GPU"))
+    nics = tuple(_name(d, legend) for d in devices if not d.startswith("GPU"))
+    if not cells:
+        raise InventoryError("header row but no device rows", file=file, line=head_i + 1)
+    return TopoMatrix(file, gpus, nics, cells, cpu, numa)
+
+
+def _is_header(toks: list[str]) -> bool:
+    """``GPU0 GPU1 ...`` (a row reads ``GPU0 X ...``)."""
+    return len(toks) > 1 and toks[0] == "GPU0" and toks[1] != "X"
+
+
+def _name(dev: str, legend: dict[str, str]) -> str:
+    return legend.get(dev, dev)
+
+
+@dataclass(frozen=True)
+class NvlinkGpu:
+    index: int
+    name: str
+    uuid: str | None
+    links: tuple[tuple[int, float | None], ...]  # (link, GB/s line rate) or None: inactive
+
+    @property
+    def active(self) -> int:
+        return sum(1 for _, r in self.links if r is not None)
+
+    @property
+    def inactive(self) -> int:
+        return sum(1 for _, r in self.links if r is None)
+
+
+_GPU_LINE = re.compile(r"^GPU (\d+): (.*?)(?: \(UUID: ([^)]*)\))?\s*$")
+_LINK_LINE = re.compile(r"^\s*Link (\d+): (?:([\d.]+) GB/s|<inactive>)\s*$")
+
+
+def parse_nvlink(path: Path | str) -> tuple[NvlinkGpu, ...]:
+    """Parse a saved ``nvidia-smi nvlink -s`` (per-link state and rate)."""
+    path = Path(path)
+    return parse_nvlink_text(read_text(path, NVLINK_TOOL), str(path))
+
+
+def parse_nvlink_text(text: str, file: str) -> tuple[NvlinkGpu, ...]:
+    out: list[NvlinkGpu] = []
+    cur: tuple[int, str, str | None] | None = None
+    links: list[tuple[int, float | None]] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        m = _GPU_LINE.match(line)
+        if m:
+            if cur:
+                out.append(NvlinkGpu(*cur, tuple(links)))
+            cur, links = (int(m.group(1)), m.group(2).strip(), m.group(3)), []
+            continue
+        m = _LINK_LINE.match(line)
+        if m:
+            if cur is None:
+                raise InventoryError("a `Link N:` line before any `GPU N:` line", file=file, line=n)
+            links.append((int(m.group(1)), float(m.group(2)) if m.group(2) else None))
+    if cur:
+        out.append(NvlinkGpu(*cur, tuple(links)))
+    if not out:
+        raise InventoryError("no `GPU N: ... (UUID: ...)` line: not `nvidia-smi nvlink -s` output",
+                             file=file, hint=f"save the output of `{NVLINK_TOOL}`")
+    return tuple(out)

@@ -1,0 +1,201 @@
+"""``infra ingest DIR --to-design``: a starting design for a brownfield cluster.
+
+Each node's GPUs are matched to a catalog GPU type by PCI device id (nvidia-smi
+``pci_device_id`` against the catalog's ``pci_device_ids``), then to the catalog tray
+types with that many GPUs of that type (the node's highest module id, so a node with a
+lost GPU still matches its tray). Trays that report a chassis serial (NVL racks) are
+grouped into one rack per chassis; servers are packed into the catalog's generic rack,
+as many as its U height holds. What cannot be inferred (fabric, power, cooling, the
+exact rack type) is listed in the file's header for the user to complete.
+
+Examples
+--------
+>>> from pathlib import Path
+>>> from infra.ingest.inventory import load_inventory
+>>> from infra.models.catalog import load_catalog
+>>> root = Path(__file__).resolve().parents[2] / "tests/fixtures/inventory/gb200-nvl72-clean"
+>>> d = starting_design(load_inventory(root), load_catalog())
+>>> d.data["racks"]["rack1"]["contents"][0]
+{'type': 'nvidia-gb200-compute-tray', 'count': 18}
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from infra.errors import InfraError
+from infra.ingest.model import BuiltNode, Inventory
+from infra.models.catalog import Catalog
+from infra.models.expand import expand_tray
+from infra.models.parts import Gpu
+from infra.models.systems import ComputeTray
+
+GENERIC_RACK = "generic-42u-air-rack"
+
+
+@dataclass
+class DraftDesign:
+    data: dict
+    notes: list[str] = field(default_factory=list)
+
+    def to_yaml(self) -> str:
+        head = "".join(f"# {n}\n" for n in ["Starting design written by `infra ingest --to-design`;",
+                                              "complete it before analysing:"] + self.notes)
+        return head + yaml.safe_dump(self.data, sort_keys=False, width=100)
+
+
+def starting_design(inv: Inventory, catalog: Catalog, name: str | None = None) -> DraftDesign:
+    """Draft design dict for ``inv`` (see the module docstring for the rules)."""
+    notes: list[str] = []
+    trays: dict[str, ComputeTray] = {}
+    placed: list[tuple[BuiltNode, ComputeTray]] = []
+    vendor = nic_vendor(inv)
+    for node in inv.nodes:
+        tray = match_tray(node, catalog, notes, vendor)
+        if tray is not None:
+            trays[tray.slug] = tray
+            placed.append((node, tray))
+    if not placed:
+        raise InfraError("no node matched a catalog tray type", file=inv.root,
+                         hint="add the GPU's pci_device_ids to its catalog entry")
+    racks: dict[str, dict] = {}
+    build: Counter = Counter()
+    chassis: dict[tuple, list[BuiltNode]] = {}
+    for node, tray in placed:
+        serials = {g.chassis_serial for g in node.gpus if g.chassis_serial}
+        key = (tray.slug, serials.pop() if len(serials) == 1 else None)
+        chassis.setdefault(key, []).append(node)
+    servers: Counter = Counter()
+    for (slug, serial), nodes in chassis.items():
+        if serial is None:
+            servers[slug] += len(nodes)
+            continue
+        layout = _rack_layout(trays[slug], len(nodes), catalog, notes)
+        lname = _layout_name(racks, layout)
+        build[lname] += 1
+    for slug, n in servers.items():
+        per = _per_rack(trays[slug], catalog)
+        full, rest = divmod(n, per)
+        for count, racks_n in ((per, full), (rest, 1 if rest else 0)):
+            if racks_n:
+                lname = _layout_name(racks, {"type": GENERIC_RACK,
+                                             "contents": [{"type": slug, "count": count}]})
+                build[lname] += racks_n
+        notes.append(f"{n} x {slug} packed {per} per {GENERIC_RACK} (its U height); set the "
+                     "real rack type, PDUs and cooling")
+    if inv.fabric is not None:
+        notes.append(f"ibnetdiscover found {len(inv.fabric.switches)} switches and "
+                     f"{len(inv.ports)} adapter cables: add a `fabrics:` entry "
+                     "(see designs/dgx_h100_su.yaml)")
+    data = {"name": name or Path(inv.root).name, "description": "drafted from inventory "
+            f"{inv.root}: {len(placed)} nodes", "racks": racks, "build": dict(build)}
+    return DraftDesign(data, notes)
+
+
+def nic_vendor(inv: Inventory) -> str | None:
+    """Vendor of the scale-out NICs, from the inventory: ConnectX (``mlx5_*`` devices or an
+    InfiniBand fabric) -> NVIDIA; EFA (``rdmap*``) -> AWS; None when nothing says."""
+    names = [n.name or "" for node in inv.nodes for n in node.nics]
+    if inv.ports or any(n.startswith("mlx5") for n in names):
+        return "NVIDIA"
+    if any(n.startswith(("rdmap", "efa")) for n in names):
+        return "AWS"
+    return None
+
+
+def match_tray(node: BuiltNode, catalog: Catalog, notes: list[str],
+               vendor: str | None = None) -> ComputeTray | None:
+    """The catalog tray type of ``node`` (None, with a note, when nothing matches).
+
+    ``vendor`` (see :func:`nic_vendor`) prefers trays whose scale-out NICs it makes.
+    """
+    ids = Counter(g.pci_device_id for g in node.gpus)
+    if len(ids) != 1:
+        notes.append(f"{node.host}: mixed or unknown GPU PCI ids {dict(ids)}; not placed")
+        return None
+    dev = next(iter(ids))
+    gpus = [g for g in catalog.of_kind("gpu") if dev in getattr(g, "pci_device_ids", [])]
+    if not gpus:
+        product = node.gpus[0].product if node.gpus else None
+        notes.append(f"{node.host}: no catalog GPU has PCI id {dev} ({product}); not placed")
+        return None
+    want = max([g.module_id or 0 for g in node.gpus] + [len(node.gpus)])
+    slugs = {g.slug for g in gpus}
+    cands = []
+    for t in catalog.of_kind("compute_tray"):
+        lay = expand_tray(t, catalog)  # type: ignore[arg-type]
+        kinds = {i.part.slug for i in lay.of_kind("gpu")}
+        if kinds and kinds <= slugs and lay.count("gpu") == want:
+            cands.append(t)
+    if not cands:
+        notes.append(f"{node.host}: no catalog tray with {want} x {sorted(slugs)}; not placed")
+        return None
+    cands.sort(key=lambda t: (not _nic_vendor_matches(t, catalog, vendor), t.slug))
+    if len(cands) > 1:
+        why = f"its scale-out NICs are {vendor}'s" if vendor else "first by name"
+        note = (f"{len(cands)} catalog trays hold {want} x {sorted(slugs)}: chose {cands[0].slug} "
+                f"({why}; others: {', '.join(t.slug for t in cands[1:])})")
+        if note not in notes:
+            notes.append(note)
+    return cands[0]  # type: ignore[return-value]
+
+
+def _nic_vendor_matches(tray: ComputeTray, catalog: Catalog, vendor: str | None) -> bool:
+    if vendor is None:
+        return False
+    lay = expand_tray(tray, catalog)
+    return any(i.part.vendor == vendor for i in lay.of_kind("nic")
+               if (i.component.network or "scale_out") in ("scale_out", "converged"))
+
+
+def _per_rack(tray: ComputeTray, catalog: Catalog) -> int:
+    rack = catalog.get(GENERIC_RACK, "rack")
+    return max(1, int(rack.u_height // tray.u_height))  # type: ignore[attr-defined]
+
+
+def _rack_layout(tray: ComputeTray, n: int, catalog: Catalog, notes: list[str]) -> dict:
+    """One NVL rack: its trays and the NVLink switch trays their GPUs' links need."""
+    gpu: Gpu = expand_tray(tray, catalog).of_kind("gpu")[0].part  # type: ignore[assignment]
+    contents = [{"type": tray.slug, "count": n}]
+    switch = next((s for s in catalog.of_kind("nvlink_switch_tray")
+                   if gpu.scale_up and catalog.get(s.chips.type).technology  # type: ignore[attr-defined]
+                   == gpu.scale_up.technology), None)
+    if switch is not None and gpu.scale_up is not None:
+        count = gpu.scale_up.links // switch.chips.count  # type: ignore[attr-defined]
+        contents.append({"type": switch.slug, "count": count, "cooling": "liquid"})
+    racks = sorted(r.slug for r in catalog.of_kind("rack") if r.cooling != "air")  # type: ignore[attr-defined]
+    rack = next((r for r in racks if tray.slug.split("-")[1] in r), racks[0] if racks else GENERIC_RACK)
+    note = (f"NVL racks drafted as {rack} with {tray.slug} and NVLink switch trays; add power "
+            "shelves, management switches and the CDU")
+    if note not in notes:
+        notes.append(note)
+    return {"type": rack, "contents": contents}
+
+
+def _layout_name(racks: dict[str, dict], layout: dict) -> str:
+    for name, existing in racks.items():
+        if existing == layout:
+            return name
+    name = f"rack{len(racks) + 1}"
+    racks[name] = layout
+    return name
+
+
+def write_design(draft: DraftDesign, path: Path | str) -> Path:
+    """Write the draft atomically."""
+    from infra.models.yamlio import read_yaml  # noqa: F401 - same YAML dialect as designs
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(draft.to_yaml(), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InfraError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
