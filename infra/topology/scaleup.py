@@ -20,7 +20,9 @@ Wiring rules
 - Tray domains: HGX baseboards wire GPUs to the tray's switch chips round-robin (H100:
   18 links over 4 chips = 5/5/4/4); AMD's mesh joins every GPU pair with one link.
 
-Node attribute ``tier`` (1 or 2) marks switch chips and trays; ``layout`` marks racks.
+Node attribute ``tier`` (1 or 2) marks switch chips and trays. Racks are ``r0, r1, ...``:
+compute racks first, then switch-only racks (:attr:`ScaleUpDomain.rack_layouts` names
+each one's layout; the graph itself is shared by shapes with the same NVLink wiring).
 
 Example
 -------
@@ -189,7 +191,7 @@ class _Build:
 
     def rack(self, rd: ResolvedDesign, rack: str, lname: str, tier: int) -> None:
         g, lay = self.g, rd.layouts[lname]
-        g.add_node(rack, kind="rack", slug=lay.rack.slug, layout=lname)
+        g.add_node(rack, kind="rack", slug=lay.rack.slug)
         g.add_node(f"{rack}.backplane", kind="nvlink_backplane")
         g.add_edge(rack, f"{rack}.backplane", kind="contains")
         chips: list[str] = []
