@@ -299,6 +299,8 @@ class _Ctx:
             eff = self.effect(dom, set(failed))
             broken = 0 if max(eff.partitions, default=0) == dom.gpus else 1
             note = f"{what}; partitions left: {list(eff.partitions) or 'none'} ({self.mode})"
+            if dom.tiered and eff.degraded and not eff.lost:
+                note += "; degraded = NVLink bandwidth kept through the L2 tier (worst GPU)"
             self.add(kind, f"{what} {label}", count, dom, eff, broken, note)
         if dom.topology == "mesh":
             self._mesh_link_row(dom, label)

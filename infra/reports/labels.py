@@ -45,7 +45,7 @@ WORDS = {
     "flops": "FLOPS", "capex": "Capex", "tco": "TCO", "dpu": "DPU", "c2c": "C2C",
 }
 LABELS = {  # names whose plain reading would mislead
-    "degraded_bandwidth_fraction": "Scale-out bandwidth kept",
+    "degraded_bandwidth_fraction": "Bandwidth kept by the worst degraded GPU",  # NIC or NVLink rows
     "largest_placeable_job_gpus": "Largest job in one NVLink domain",
     "worst_single_failure_gpus": "Worst single failure, GPUs lost",
     "capex_priced_usd": "Capex, priced lines",
@@ -86,7 +86,7 @@ def metric_label(name: str) -> str:
     >>> metric_label("it_kw_per_rack"), metric_label("peak_dense_pflops_bf16")
     ('IT per rack', 'Peak dense BF16')
     >>> metric_label("degraded_bandwidth_fraction")
-    'Scale-out bandwidth kept'
+    'Bandwidth kept by the worst degraded GPU'
     """
     if name in LABELS:
         return LABELS[name]
