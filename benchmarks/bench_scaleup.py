@@ -40,10 +40,13 @@ def one(path: str) -> None:
 
     data = analyze_file(path).as_dict()
     dt = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    rss = use.ru_maxrss / 1024
     m = data["metrics"]
+    # CPU time beside wall time: on a shared machine wall time includes waiting for a core
     print(f"{m['gpus']:>8,} GPUs in {m['scale_up_domains']:>4} domains of "
-          f"{m['scale_up_domain_gpus']}  {dt:7.3f} s  peak RSS {rss:6.1f} MiB", flush=True)
+          f"{m['scale_up_domain_gpus']}  wall {dt:7.3f} s  CPU {use.ru_utime + use.ru_stime:6.3f} s"
+          f"  peak RSS {rss:6.1f} MiB", flush=True)
 
 
 def main() -> None:

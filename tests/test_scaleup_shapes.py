@@ -194,3 +194,18 @@ def test_mi300x_mesh_link_failure(catalog):
     assert row.count == 3584
     assert (row.gpus_lost, row.gpus_degraded, row.domains_broken) == (0, 2, 0)
     assert row.degraded_bandwidth_fraction == pytest.approx(6 / 7, abs=1e-4)
+
+
+def test_gh200_half_l2_is_2_to_1(catalog, tmp_path):
+    from infra.analysis.summary import analyze_file
+
+    text = (DESIGNS / "dgx_gh200_256.yaml").read_text().replace(
+        "racks: {gh200_chassis: 32, nvlink_l2: 2}", "racks: {gh200_chassis: 32, nvlink_l2: 1}")
+    path = tmp_path / "gh200_half_l2.yaml"
+    path.write_text(text)
+    m = analyze_file(path, catalog).metrics()
+    # 18 L2 trays x 128 ports = 2,304 / 192 L1 chips = 12 uplinks per chip for 24 GPU links:
+    # 2:1; bisection 2,304 / 2 x 25 GB/s = 28,800 GB/s (half of 57,600)
+    assert m["scale_up_max_oversubscription_ratio"] == 2.0
+    assert m["scale_up_bisection_gbyte_s"] == pytest.approx(28_800)
+    assert m["scale_up_gbyte_s_per_gpu"] == 450  # access links unchanged
