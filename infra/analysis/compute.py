@@ -68,7 +68,17 @@ def gpu_cpu_counts(rd: ResolvedDesign, layouts: dict[str, int] | None = None) ->
 
 def tray_cpu_memory_gb(tray, catalog) -> float | None:
     """CPU memory of one tray: the tray's configured ``cpu_memory_gb`` (x86 servers: DIMMs)
-    or else the sum of its CPUs' catalog memory (Grace: LPDDR5X); None when unknown."""
+    or else the sum of its CPUs' catalog memory (Grace: LPDDR5X); None when unknown.
+
+    Examples
+    --------
+    >>> from infra.models.catalog import load_catalog
+    >>> cat = load_catalog()
+    >>> tray_cpu_memory_gb(cat.get("nvidia-gb300-compute-tray"), cat)  # 2 Grace x 480 GB
+    960.0
+    >>> tray_cpu_memory_gb(cat.get("nvidia-dgx-h100"), cat)  # configured DDR5 DIMMs
+    2048.0
+    """
     if tray.cpu_memory_gb is not None:
         return tray.cpu_memory_gb
     return _sum([(i.part.memory_gb, 1) for i in expand_tray(tray, catalog).of_kind("cpu")])
