@@ -279,9 +279,9 @@ def test_nccl_nvl72_tray_xml():
     assert xml.count('<nvlink target="fffffff:ffff:ff" count="18" tclass="0x068000"/>') == 4
     # C2C: 450 GB/s per direction -> bw 450000 (MB/s) x count 1 = 450 GB/s in NCCL's units
     assert xml.count('<c2c bw="450000" count="1"/>') == 4
-    # 4 CX-7 400G IB: speed in Mb/s; 2 BlueField-3 dual-port 200G Ethernet
-    assert xml.count('class="0x020700"') == 4 and xml.count('speed="400000"') == 4
-    assert xml.count('class="0x020000"') == 2 and xml.count('speed="200000"') == 4
+    # 4 CX-7 400G IB + 2 BlueField-3 B3240 dual-port 400G Ethernet: speed in Mb/s
+    assert xml.count('class="0x020700"') == 4 and xml.count('speed="400000"') == 4 + 4
+    assert xml.count('class="0x020000"') == 2
     ex = export_design(_design("gb200_nvl72"), "nccl")
     assert any("placeholders" in w for w in ex.warnings)
 
@@ -350,10 +350,11 @@ def test_superpod_network_racks_and_elevations():
     assert [(r.path, len(r.switches)) for r in p.racks] == [
         ("superpod0/su_first0/n0", 8), ("superpod0/su0/n0", 8), ("superpod0/su1/n0", 8),
         ("superpod0/su2/n0", 8), ("network/n0", 16)]
-    # leaf power: switch unpublished (lower bound); its optics: (1,016 + 1,024) links / 2
+    # leaf power: the QM9700's catalog max_power_w + its optics: (1,016 + 1,024) links / 2
     # per twin-port OSFP / 32 leaves = 31.875 x 17 W = 541.875 W per leaf
     leaf = p.switches["superpod0/su0.rail0.leaf0"]
-    assert leaf.power_w == pytest.approx(541.875) and leaf.unknown == ("nvidia-quantum-2-qm9700",)
+    qm = _design("dgx_h100_superpod").catalog.get("nvidia-quantum-2-qm9700").max_power_w
+    assert leaf.power_w == pytest.approx(qm + 541.875) and leaf.unknown == ()
     assert (leaf.u, p.switches["superpod0/su0.rail7.leaf0"].u) == (42, 28)
     rows = analyze_file(DESIGNS / "dgx_h100_superpod.yaml").tables()["rack_elevation"]
     net = [r for r in rows if r["layout"].startswith("network:")]

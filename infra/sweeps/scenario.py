@@ -136,7 +136,7 @@ def analysed(rd: ResolvedDesign, book: PriceBook) -> tuple[DesignAnalysis, Capex
 def scenario_metrics(da: DesignAnalysis, capex: Capex, a: CostAssumptions) -> dict[str, Any]:
     """Design metrics with capex and TCO under ``a`` (as ``infra compare`` gives them)."""
     flops = da.compute.peak_dense_pflops.get(a.precision)
-    tco = total_cost(capex, da.power.it_kw * pue_of(da, a), flops, a)
+    tco = total_cost(capex, da.power.it_kw, pue_of(da, a), flops, da.compute.gpus, a)
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
             for k, v in design_metrics(da, capex, tco, a).items()}
 
