@@ -1,5 +1,7 @@
-"""Property: on generated small designs, the template-based (counted) figures equal those
-read off a fully expanded cluster graph with plain graph algorithms."""
+"""Property: on generated small designs of every scale-up shape (NVL72 in-rack, NVL36x2
+back-to-back, HGX/DGX tray, two-tier GH200-style domains over chassis racks and
+switch-only L2 racks, switchless MI300X mesh), the template-based (counted) figures equal
+those read off a fully expanded cluster graph with plain graph algorithms."""
 
 from __future__ import annotations
 
@@ -34,6 +36,25 @@ DGX = """\
 """
 
 
+GH200 = """\
+  gh:
+    type: generic-42u-air-rack
+    contents:
+      - {type: nvidia-gh200-compute-tray, count: 8}
+      - {type: nvidia-nvlink4-switch, count: 3}
+  l2:
+    type: generic-42u-air-rack
+    contents:
+      - {type: nvidia-nvlink4-switch, count: L2TRAYS}
+"""
+MI300X = """\
+  mi:
+    type: generic-42u-air-rack
+    contents:
+      - {type: amd-mi300x-platform-server, count: MITRAYS}
+"""
+
+
 @st.composite
 def designs(draw):
     nvl72_racks = draw(st.integers(0, 2))
@@ -44,7 +65,13 @@ def designs(draw):
     trays = draw(st.integers(1, 4))
     repeat = draw(st.integers(1, 3))
     loose = draw(st.integers(0, 2))  # DGX racks listed directly under build
-    racks = NVL72 + NVL36 + DGX.replace("TRAYS", str(trays))
+    gh_domains = draw(st.integers(0, 2))  # two-tier domains
+    gh_chassis = draw(st.sampled_from([2, 4]))  # chassis racks per domain
+    l2_trays = draw(st.integers(1, 3))  # per switch-only rack
+    mi_racks = draw(st.integers(0, 2))
+    racks = (NVL72 + NVL36 + DGX.replace("TRAYS", str(trays))
+             + GH200.replace("L2TRAYS", str(l2_trays))
+             + MI300X.replace("MITRAYS", str(draw(st.integers(1, 4)))))
     pod = ["  p:", "    racks: {" + ", ".join(
         f"{k}: {v}" for k, v in (("nvl72", nvl72_racks), ("dgx", dgx_racks)) if v) + "}"]
     if nvl72_racks:
@@ -55,6 +82,13 @@ def designs(draw):
                 "    scale_up: {racks_per_domain: 2, cross_rack_cable: nvlink5-cross-rack-copper}",
                 "    cooling: [{type: aws-irhx}]"]
         subs += ", us: 1"
+    if gh_domains:
+        pod += ["  ghp:", f"    racks: {{gh: {gh_chassis * gh_domains}, l2: {gh_domains}}}",
+                f"    scale_up: {{racks_per_domain: {gh_chassis}}}"]
+        subs += ", ghp: 1"
+    if mi_racks:
+        pod += ["  mip:", f"    racks: {{mi: {mi_racks}}}"]
+        subs += ", mip: 1"
     if not nvl72_racks and not dgx_racks:
         pod[1] = "    racks: {}"
     text = ("name: generated\nracks:\n" + racks + "pods:\n" + "\n".join(pod) + "\n"
@@ -70,7 +104,8 @@ def test_counted_figures_equal_expanded_graph(text, tmp_path_factory, catalog):
     path = tmp_path_factory.mktemp("gen") / "d.yaml"
     path.write_text(text)
     rd = load_design(path, catalog)
-    m = analyze(rd).metrics()
+    a = analyze(rd)
+    m = a.metrics()
     g = expanded_cluster_graph(rd)
     gpus = [n for n, k in g.nodes(data="kind") if k == "gpu"]
     assert len(gpus) == m["gpus"]
@@ -86,3 +121,42 @@ def test_counted_figures_equal_expanded_graph(text, tmp_path_factory, catalog):
     assert min(per_gpu) == m["scale_up_gbyte_s_per_gpu"]
     trays = sum(1 for _, k in g.nodes(data="kind") if k == "compute_tray")
     assert trays == m["compute_trays"]
+    _check_memory_and_tiers(rd, g, comps, a)
+
+
+def _check_memory_and_tiers(rd, g, comps, a):
+    """Per-domain combined memory (multiset over domains) and L1 oversubscription, read
+    off the expanded graph: GPU nodes carry their tray, tray nodes their slug."""
+    from collections import Counter
+
+    from infra.models.expand import expand_tray
+
+    cat, m = rd.catalog, a.metrics()
+    seen: Counter = Counter()
+    for comp in comps:
+        gpus = [n for n in comp if g.nodes[n]["kind"] == "gpu"]
+        trays = {n.split("/", 1)[0] + "/" + g.nodes[n]["tray"] for n in gpus}
+        mem = []
+        for t in trays:  # a server's configured DIMMs, else its CPUs' own memory
+            tray = cat.get(g.nodes[t]["slug"])
+            mem += ([tray.cpu_memory_gb] if tray.cpu_memory_gb is not None else
+                    [i.part.memory_gb for i in expand_tray(tray, cat).of_kind("cpu")])
+        hbm = sum(cat.get(g.nodes[n]["slug"]).hbm_gb for n in gpus)
+        seen[None if None in mem else round((hbm + sum(mem)) / 1000, 4)] += 1
+    want: Counter = Counter()
+    for row in a.tables()["scale_up_domains"]:
+        want[row["combined_memory_tbyte"]] += row["count"]
+    assert seen == want
+    ratios = []
+    for c, d in g.nodes(data=True):
+        if d["kind"] == "nvlink_switch_chip" and d.get("tier") == 1:
+            down = up = 0
+            for _, v, e in g.edges(c, data=True):
+                if e.get("kind") == "nvlink":
+                    if g.nodes[v]["kind"] == "gpu":
+                        down += e["links"]
+                    else:
+                        up += e["links"]
+            if up:
+                ratios.append(down / up)
+    assert (round(max(ratios), 3) if ratios else None) == m["scale_up_max_oversubscription_ratio"]

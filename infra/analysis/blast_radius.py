@@ -24,6 +24,7 @@ Everything is evaluated once per domain shape / tray type and multiplied by coun
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import networkx as nx
@@ -96,6 +97,8 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
     def ok(u: str, v: str, d: dict) -> bool:
         return d.get("kind") == "nvlink" and u not in dead and v not in dead and d.get("via") not in dead
 
+    if dom.tiered:
+        return _tiered_failure(dom, dead, gpus, ok, mode)
     if dom.topology in ("none", "mesh"):
         parts = (tuple(1 for _ in alive) if dom.topology == "none"
                  else ((len(alive),) if alive else ()))
@@ -120,6 +123,73 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
     deg = sorted(n for n in usable if links[n] < full)
     return DomainFailure(tuple(n for n in gpus if n not in usable), tuple(deg),
                          {n: links[n] / full for n in deg}, parts)
+
+
+def _tiered_failure(dom: ScaleUpDomain, dead: set[str], gpus: list[str], ok, mode: str) -> DomainFailure:
+    """Two-tier domains: losing access links removes (full_bandwidth) or degrades
+    (adaptive) a GPU; losing L1-L2 uplinks degrades the cross-rack bandwidth of the GPUs
+    behind the L1 chips concerned, never removes them. Partitions = connected components
+    (union-find over the domain's NVLink edges, listed once per domain shape).
+    """
+    access, uplinks = _nvlink_lists(dom)
+    full = dom.links_per_gpu
+
+    def up(via: str, *ends: str) -> bool:
+        return via not in dead and not any(e in dead for e in ends)
+
+    alive = [n for n in gpus if n not in dead]
+    links = {n: sum(k for c, k, via in access[n] if up(via, c)) for n in alive}
+    keep = ({n for n in alive if links[n] == full} if mode == "full_bandwidth"
+            else {n for n in alive if links[n] > 0})
+    share: dict[str, float] = {}
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for c, ups in uplinks.items():
+        if c in dead:
+            continue
+        total = sum(k for _, k, _ in ups)
+        good = [(c2, k) for c2, k, via in ups if up(via, c2)]
+        share[c] = sum(k for _, k in good) / total if total else 1.0
+        for c2, _ in good:
+            parent[find(c)] = find(c2)
+    kept = {}
+    for n in keep:
+        live = [(c, k) for c, k, via in access[n] if up(via, c)]
+        frac = sum(k * share.get(c, 1.0) for c, k in live) / full
+        if frac < 1 - 1e-9:
+            kept[n] = frac
+        for c, _ in live:
+            parent[find(n)] = find(c)
+    sizes: Counter = Counter(find(n) for n in keep)
+    return DomainFailure(tuple(n for n in gpus if n not in keep), tuple(sorted(kept)), kept,
+                         tuple(sorted(sizes.values(), reverse=True)))
+
+
+def _nvlink_lists(dom: ScaleUpDomain) -> tuple[dict, dict]:
+    """GPU -> [(L1 chip, links, via)] and L1 chip -> [(L2 chip, links, via)], cached."""
+    cached = dom.__dict__.get("_nvlink_lists")
+    if cached is None:
+        g = dom.graph
+        access: dict[str, list] = {n: [] for n, d in g.nodes(data=True) if d["kind"] == "gpu"}
+        uplinks: dict[str, list] = {n: [] for n, d in g.nodes(data=True)
+                                    if d["kind"] == "nvlink_switch_chip" and d.get("tier") == 1}
+        for u, v, d in g.edges(data=True):
+            if d.get("kind") != "nvlink":
+                continue
+            if u in access or v in access:
+                gpu, chip = (u, v) if u in access else (v, u)
+                access[gpu].append((chip, d["links"], d.get("via")))
+            else:
+                low, high = (u, v) if u in uplinks else (v, u)
+                uplinks[low].append((high, d["links"], d.get("via")))
+        cached = dom.__dict__["_nvlink_lists"] = (access, uplinks)
+    return cached
 
 
 def tray_component_failure(tray, catalog, name: str) -> tuple[list[str], dict[str, float]]:
@@ -211,22 +281,54 @@ class _Ctx:
                 for k in ("gpu", "nvlink_switch_chip", "nvlink_switch_tray", "rack")}
         label = f"in {dom.name}"
         cases = [("gpu", first["gpu"][:1], dom.gpus * n, "one GPU")]
-        if first["nvlink_switch_chip"]:
+        if dom.tiered:
+            cases += self._tier_cases(dom)
+        elif first["nvlink_switch_chip"]:
             cases.append(("nvlink_switch_chip", first["nvlink_switch_chip"][:1],
                           dom.switch_chips * n, "one NVLink switch chip"))
-        if first["nvlink_switch_tray"]:
+        if first["nvlink_switch_tray"] and not dom.tiered:
             cases.append(("nvlink_switch_tray", first["nvlink_switch_tray"][:1],
                           len(first["nvlink_switch_tray"]) * n, "one NVLink switch tray"))
         if dom.scope == "rack":
-            cases.append(("nvlink_backplane", ["r0.backplane"], dom.racks * n,
+            gpu_racks = len({d["rack"] for _, d in g.nodes(data=True) if d["kind"] == "gpu"})
+            cases.append(("nvlink_backplane", ["r0.backplane"], gpu_racks * n,
                           "one rack's NVLink cable cartridge"))
-            if dom.racks == 2:
+            if dom.racks == 2 and not dom.tiered:
                 cases.append(("nvlink_backplane", ["xrack"], n, "the cross-rack NVLink cable set"))
         for kind, failed, count, what in cases:
             eff = self.effect(dom, set(failed))
             broken = 0 if max(eff.partitions, default=0) == dom.gpus else 1
             note = f"{what}; partitions left: {list(eff.partitions) or 'none'} ({self.mode})"
+            if dom.tiered and eff.degraded and not eff.lost:
+                note += "; degraded = NVLink bandwidth kept through the L2 tier (worst GPU)"
             self.add(kind, f"{what} {label}", count, dom, eff, broken, note)
+        if dom.topology == "mesh":
+            self._mesh_link_row(dom, label)
+
+    def _mesh_link_row(self, dom: ScaleUpDomain, label: str) -> None:
+        """One peer link of a switchless mesh: its two GPUs keep (links - 1) / links of
+        their scale-up bandwidth; nothing is lost (the mesh has no switch to fail)."""
+        links = dom.links_per_gpu
+        pairs = dom.gpus * (dom.gpus - 1) // 2
+        eff = Effect(0, 2, (links - 1) / links, (dom.gpus,))
+        self.add("scale_up_link", f"one {dom.gpu.scale_up.technology} peer link {label}",  # type: ignore[union-attr]
+                 pairs * dom.count, dom, eff, 0,
+                 f"the pair's direct traffic must relay through a third GPU; "
+                 f"{links - 1}/{links} of each end's links left")
+
+    @staticmethod
+    def _tier_cases(dom: ScaleUpDomain) -> list[tuple]:
+        """One switch chip and one switch tray of each tier (L1 beside the GPUs, L2 above)."""
+        g, cases = dom.graph, []
+        for t in dom.tiers:
+            for kind, what in (("nvlink_switch_chip", "switch chip"),
+                               ("nvlink_switch_tray", "switch tray")):
+                nodes = sorted(x for x, d in g.nodes(data=True)
+                               if d["kind"] == kind and d.get("tier") == t.tier)
+                if nodes:
+                    count = (t.chips if kind == "nvlink_switch_chip" else t.switch_trays) * dom.count
+                    cases.append((kind, nodes[:1], count, f"one L{t.tier} NVLink {what}"))
+        return cases
 
     def tray_rows(self, tray) -> None:
         rd = self.rd
@@ -280,6 +382,8 @@ class _Ctx:
             if dom is None:
                 continue
             rack_eff = self._rack_effect(dom, rp.layout, rack_gpus)
+            if dom.tiered:  # losing a rack of L2 switches degrades the domain, need not break it
+                per_rack_domains = 0 if max(rack_eff.partitions, default=0) == dom.gpus else 1
             self.add("rack", f"{rp.layout} ({lay.rack.slug})", rp.racks, dom, rack_eff,
                      per_rack_domains, "whole rack down")
             units: dict[str, list] = {}
@@ -303,7 +407,9 @@ class _Ctx:
     def _rack_context(self, layout: str):
         d = self._layout_domain.get(layout)
         if d is not None:
-            return d, d.gpus // d.racks, 1
+            rack = self._rack_node(d, layout)
+            return d, sum(1 for _, x in d.graph.nodes(data=True)
+                          if x["kind"] == "gpu" and x["rack"] == rack), 1
         lay = self.rd.layouts[layout]
         trays = lay.of_kind("compute_tray")
         if not trays:
@@ -314,9 +420,14 @@ class _Ctx:
         per = sum(i.count * expand_tray(i.part, self.rd.catalog).count("gpu") for i in trays)
         return d, per, n_trays if d.gpus > 1 else 0
 
+    @staticmethod
+    def _rack_node(dom: ScaleUpDomain, layout: str) -> str:
+        """The first rack of ``layout`` in the domain's graph (racks are r0, r1, ...)."""
+        return f"r{dom.rack_layouts.index(layout)}" if layout in dom.rack_layouts else "r0"
+
     def _rack_effect(self, dom: ScaleUpDomain, layout: str, rack_gpus: int) -> Effect:
         if dom.scope == "rack":
-            return self.effect(dom, {"r0"})
+            return self.effect(dom, {self._rack_node(dom, layout)})
         return Effect(rack_gpus, 0, None, ())
 
     def _pod_cooling_row(self, row) -> None:

@@ -82,6 +82,13 @@ def failure_view(analysis, kind: str) -> FailureView:
     if kind in TRAY_KINDS:
         return _tray_failure(analysis, kind, row)
     dom = domains[0]
+    if kind == "scale_up_link":  # one peer link of a switchless mesh: its two ends degrade
+        dom = next(d for d in domains if d.topology == "mesh")
+        ends = next((u, v) for u, v, d in sorted(dom.graph.edges(data=True))
+                    if d.get("kind") == "nvlink")
+        kept = row["degraded_bandwidth_fraction"]
+        return FailureView(kind, "domain", (), (), tuple(sorted(ends)), (dom.gpus,), dom,
+                           kept_fraction={e: kept for e in ends}, blast=row, note=row["note"])
     if kind in FABRIC_KINDS:  # degrades GPUs across domains: shown by the blast figures
         return FailureView(kind, "fabric", (), (), (), (dom.gpus,), dom, blast=row,
                            note=row["note"])

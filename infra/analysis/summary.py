@@ -15,7 +15,7 @@ from typing import Any
 from infra.analysis.bandwidth import DesignBandwidth, bandwidth_metrics, design_bandwidth
 from infra.analysis.blast_radius import BlastRow, blast_radius
 from infra.analysis.bom import BomRow, bill_of_materials
-from infra.analysis.compute import ComputeSummary, layout_compute, summarize_compute
+from infra.analysis.compute import ComputeSummary, domain_memory, layout_compute, summarize_compute
 from infra.analysis.cabling import cabling_plan
 from infra.analysis.cooling import DesignCooling, design_cooling
 from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
@@ -26,7 +26,7 @@ from infra.analysis.power import DesignPower, design_power
 from infra.analysis.supply import server_psu_rows, supply_rows
 from infra.analysis.tco import Capex, design_capex
 from infra.models.catalog import Catalog
-from infra.models.parts import PRECISIONS
+from infra.models.parts import PRECISIONS, SPARSE_PRECISIONS
 from infra.models.prices import PriceBook, load_prices
 from infra.models.resolve import ResolvedDesign, load_design
 
@@ -58,10 +58,16 @@ class DesignAnalysis:
             "compute_trays": sum(self.rd.tray_counts().values()),
             "hbm_tbyte": _r(c.hbm_tbyte),
             "hbm_tbyte_s": _r(c.hbm_tbyte_s),
+            "cpu_memory_tbyte": _r(c.cpu_memory_tbyte),
+            "cpu_memory_tbyte_s": _r(c.cpu_memory_tbyte_s),
+            "combined_memory_tbyte": _r(c.combined_memory_tbyte),
         }
         for prec in PRECISIONS:
             unit = "pops" if prec == "int8" else "pflops"
             m[f"peak_dense_{unit}_{prec}"] = _r(c.peak_dense_pflops[prec])
+        for prec in SPARSE_PRECISIONS:  # vendor "with sparsity" figures, beside (not in) dense
+            unit = "pops" if prec == "int8" else "pflops"
+            m[f"peak_sparse_{unit}_{prec}"] = _r(c.peak_sparse_pflops[prec])
         m["achievable_pflops_bf16"] = _r(c.achievable_bf16_pflops)
         m["gpus_without_mamf_count"] = sum(c.gpus_without_mamf.values())
         m["it_power_kw"] = _r(p.it_kw)  # design maximum: what feeds and cooling must carry
@@ -76,6 +82,13 @@ class DesignAnalysis:
         m["scale_up_cable_power_kw"] = _r(p.scaleup_cables_kw)
         m["power_envelope_warnings_count"] = sum(1 for e in self.envelopes if e.warning)
         m.update(bandwidth_metrics(self.bandwidth))
+        mems = [c.combined_memory_tbyte for d in self.bandwidth.domains
+                if (c := domain_memory(self.rd, d)) is not None]
+        m["scale_up_domain_combined_memory_tbyte"] = (
+            None if not mems or None in mems else _r(max(mems)))  # type: ignore[type-var]
+        ratios = [t.oversubscription for d in self.bandwidth.domains for t in d.tiers
+                  if t.oversubscription is not None]
+        m["scale_up_max_oversubscription_ratio"] = _r(max(ratios), 3) if ratios else None
         m.update(fabric_metrics(self.fabrics))
         if self.capex is not None:
             c = self.capex
@@ -130,10 +143,17 @@ class DesignAnalysis:
             "scale_up_domains": [
                 {"domain": d.name, "scope": d.scope, "count": d.count, "gpus": d.gpus,
                  "gpu": d.gpu.slug, "racks": d.racks, "topology": d.topology,
+                 "switch_tiers": len(d.tiers),
                  "links_per_gpu": d.links_per_gpu, "gbyte_s_per_gpu": d.gbyte_s_per_gpu,
                  "bisection_gbyte_s": d.bisection_gbyte_s, "switch_chips": d.switch_chips,
-                 "cross_rack_links": d.cross_rack_links}
+                 "cross_rack_links": d.cross_rack_links, **self._domain_memory(d)}
                 for d in self.bandwidth.domains],
+            "scale_up_tiers": [
+                {"domain": d.name, "tier": f"L{t.tier}", "switch_trays_per_domain": t.switch_trays,
+                 "switch_chips_per_domain": t.chips, "chip": t.chip, "ports": t.ports,
+                 "down_links": t.down_links, "up_links": t.up_links,
+                 "oversubscription_ratio": _r(t.oversubscription, 3)}
+                for d in self.bandwidth.domains for t in d.tiers],
             "pcie": [
                 {"tray": l.tray, "link": l.link, "kind": l.kind, "gen": l.gen, "lanes": l.lanes,
                  "capacity_gbit_s": _r(l.capacity_gbit_s, 2), "demand_gbit_s": l.demand_gbit_s,
@@ -161,10 +181,18 @@ class DesignAnalysis:
         t.update(self.extra_tables)
         return t
 
+    def _domain_memory(self, d) -> dict:
+        """Memory of one domain: HBM, CPU memory and the two combined (TB)."""
+        c = domain_memory(self.rd, d)
+        return {"hbm_tbyte": _r(c.hbm_tbyte) if c else None,
+                "cpu_memory_tbyte": _r(c.cpu_memory_tbyte) if c else None,
+                "combined_memory_tbyte": _r(c.combined_memory_tbyte) if c else None}
+
     def _flops_rows(self) -> list[dict]:
         """Peak dense vs measured-achievable (MAMF) per precision; None = not published."""
         c = self.compute
         return [{"precision": p, "peak_dense_pflops": _r(c.peak_dense_pflops[p]),
+                 "peak_sparse_pflops": _r(c.peak_sparse_pflops.get(p)),
                  "achievable_pflops": _r(c.achievable_bf16_pflops) if p == "bf16" else None}
                 for p in PRECISIONS if p != "int8"]
 

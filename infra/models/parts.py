@@ -20,6 +20,8 @@ from infra.models.base import (
 )
 
 PRECISIONS = ("fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp8", "fp6", "fp4", "int8")
+# precisions that vendors also quote "with sparsity" (2:4 structured sparsity, tensor cores)
+SPARSE_PRECISIONS = ("tf32", "bf16", "fp8", "fp6", "fp4", "int8")
 
 
 class Part(Sourced):
@@ -83,6 +85,22 @@ class PeakDenseTflops(Strict):
     int8: NonNegFloat | None = None
 
 
+class PeakSparseTflops(Strict):
+    """Peak TFLOPS *with 2:4 structured sparsity*, as vendors headline them (``int8``: TOPS).
+
+    Kept apart from :class:`PeakDenseTflops` and never added to dense figures. NVIDIA's
+    sparse figure is 2 x dense except Blackwell Ultra FP4 (dense = 0.75 x sparse).
+    Unset (null): no published sparse figure; 0: not supported.
+    """
+
+    tf32: NonNegFloat | None = None
+    bf16: NonNegFloat | None = None
+    fp8: NonNegFloat | None = None
+    fp6: NonNegFloat | None = None
+    fp4: NonNegFloat | None = None
+    int8: NonNegFloat | None = None
+
+
 class ScaleUpPorts(Strict):
     """A GPU's scale-up (NVLink / Infinity Fabric) ports."""
 
@@ -109,6 +127,7 @@ class Gpu(Part, Powered):
     hbm_tbyte_s: PosFloat | None = None
     tdp_w: PosFloat | None = None
     peak_dense_tflops: PeakDenseTflops
+    peak_sparse_tflops: PeakSparseTflops = PeakSparseTflops()  # vendor "with sparsity" figures
     mamf_bf16_tflops: PosFloat | None = None  # measured max achievable BF16 matmul
     scale_up: ScaleUpPorts | None = None
     host_pcie: PcieHost | None = None  # None when the host link is NVLink-C2C

@@ -177,7 +177,13 @@ class _Resolver:
                     mult[sub] += mult[name] * n
             else:
                 self.out.rack_counts[name] += mult[name]
-                if self.out.layouts[name].count("nvlink_switch_tray"):
+                lay = self.out.layouts[name]
+                if lay.count("nvlink_switch_tray") and not lay.count("compute_tray"):
+                    raise self.err(f"rack layout {name!r} holds only NVLink switch trays: on its "
+                                   "own it joins no GPUs", ("racks", name),
+                                   hint="list it in a pod beside the compute racks it serves "
+                                   "(a second NVLink tier)", cls=InfeasibleDesignError)
+                if lay.count("nvlink_switch_tray"):
                     self.add_domain(None, {name: 1}, mult[name], None)
         return self.out
 
@@ -272,6 +278,9 @@ class _Resolver:
     def pod_domains(self, name: str, pod, mult: int) -> None:
         switched = {r: n for r, n in pod.racks.items()
                     if self.out.layouts[r].count("nvlink_switch_tray")}
+        # racks holding only NVLink switch trays form a second tier over the compute racks
+        spine = {r: n for r, n in switched.items() if not self.out.layouts[r].count("compute_tray")}
+        switched = {r: n for r, n in switched.items() if r not in spine}
         rpd = pod.scale_up.racks_per_domain if pod.scale_up else 1
         cable = None
         if pod.scale_up and pod.scale_up.cross_rack_cable:
@@ -289,11 +298,33 @@ class _Resolver:
                                "racks", ("pods", name, "scale_up", "racks_per_domain"),
                                hint="make each switched rack layout's count a multiple of "
                                "racks_per_domain", cls=InfeasibleDesignError)
+        if spine:
+            self.tiered_domains(name, switched, spine, rpd, mult, cable)
+            return
         if rpd > 1 and cable is None:
             raise self.err("a domain over several racks needs scale_up.cross_rack_cable",
                            ("pods", name, "scale_up"), hint="name the copper cable set's slug")
         for rack, n in switched.items():
             self.add_domain(name, {rack: rpd}, mult * (n // rpd), cable)
+
+    def tiered_domains(self, name: str, switched: dict, spine: dict, rpd: int, mult: int,
+                       cable) -> None:
+        """Domains of ``rpd`` compute racks each, sharing the pod's switch-only racks evenly."""
+        path = ("pods", name, "racks")
+        if len(switched) != 1:
+            raise self.err(f"pod {name!r} has switch-only racks ({', '.join(spine)}) and "
+                           f"{len(switched)} compute rack layouts with NVLink switch trays; a "
+                           "two-tier NVLink domain takes exactly one", path,
+                           hint="put each compute rack layout in its own pod", cls=InfeasibleDesignError)
+        (rack, n), = switched.items()
+        domains = n // rpd
+        for s, k in spine.items():
+            if k % domains:
+                raise self.err(f"{k} switch-only racks of {s!r} do not split evenly over {domains} "
+                               f"NVLink domains", path + (s,), hint=f"use a multiple of {domains}",
+                               cls=InfeasibleDesignError)
+        shape = {rack: rpd, **{s: k // domains for s, k in spine.items()}}
+        self.add_domain(name, shape, mult * domains, cable)
 
     def add_domain(self, pod, shape: dict[str, int], count: int, cable) -> None:
         key = tuple(sorted(shape.items()))

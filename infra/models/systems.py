@@ -68,6 +68,9 @@ class ComputeTray(Part, Powered):
     links: list[TrayLink] = []
     nic_assignments: list[NicAssignment] = []
     max_power_w: PosFloat | None = None  # published whole-system figure, if any
+    # CPU (DDR) memory the server is configured with, when it is a server property (x86
+    # DIMMs) rather than the CPUs' own (Grace LPDDR5X); None: the CPUs' memory_gb sum.
+    cpu_memory_gb: PosFloat | None = None
     overhead_w: NonNegFloat | None = None  # fans, boards, drives beyond listed parts
     overhead_typical_w: NonNegFloat | None = None  # typical of the same (default: overhead_w)
     psus: PositiveCount | None = None  # the server's own PSUs, when it has them

@@ -47,7 +47,7 @@ WORDS = {
     "flops": "FLOPS", "capex": "Capex", "tco": "TCO", "dpu": "DPU", "c2c": "C2C",
 }
 LABELS = {  # names whose plain reading would mislead
-    "degraded_bandwidth_fraction": "Scale-out bandwidth kept",
+    "degraded_bandwidth_fraction": "Bandwidth kept by the worst degraded GPU",  # NIC or NVLink rows
     "largest_placeable_job_gpus": "Largest job in one NVLink domain",
     "worst_single_failure_gpus": "Worst single failure, GPUs lost",
     "capex_priced_usd": "Capex, priced lines",
@@ -71,7 +71,11 @@ def metric_unit(name: str) -> str:
     """Unit of a metric from its name's suffix (``it_power_kw`` -> ``kW``)."""
     if name.startswith("peak_dense_pops"):
         return "POPS (dense)"
+    if name.startswith("peak_sparse_pops"):
+        return "POPS (sparse)"
     if "pflops" in name:
+        if "sparse" in name:
+            return "PFLOPS (sparse)"
         return "PFLOPS (dense)" if "dense" in name else "PFLOPS"
     for suffix, unit in SUFFIX_UNITS:
         if name.endswith(suffix):
@@ -87,7 +91,7 @@ def metric_label(name: str) -> str:
     >>> metric_label("it_kw_per_rack"), metric_label("peak_dense_pflops_bf16")
     ('IT per rack', 'Peak dense BF16')
     >>> metric_label("degraded_bandwidth_fraction")
-    'Scale-out bandwidth kept'
+    'Bandwidth kept by the worst degraded GPU'
     """
     if name in LABELS:
         return LABELS[name]
@@ -127,6 +131,7 @@ NUMBER_FORMATS = {
     "kW": "#,##0.0", "MW": "#,##0.00", "W": "#,##0", "USD": '"$"#,##0',
     "GB/s": "#,##0.0", "TB/s": "#,##0.0", "Gb/s": "#,##0", "Tb/s": "#,##0.0", "TB": "#,##0.00",
     "PFLOPS": "#,##0.0", "PFLOPS (dense)": "#,##0.0", "POPS (dense)": "#,##0.0",
+    "PFLOPS (sparse)": "#,##0.0", "POPS (sparse)": "#,##0.0",
     "ratio": "0.00", "ratio (demand / capacity)": '0.00"x"', "fraction": "0.0%",
     "GPUs": "#,##0", "count": "#,##0", "GB/s per GPU": "#,##0", "Gb/s per GPU": "#,##0",
     "Gb/s per tray": "#,##0", "U": "0", "hours": "#,##0.0", "minutes": "#,##0.0",

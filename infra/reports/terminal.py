@@ -18,10 +18,12 @@ from infra.reports.labels import column_header, metric_label, metric_unit
 DEFAULT_WIDTH = 100
 HEADLINE = [
     "gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "hbm_tbyte_s",
+    "cpu_memory_tbyte", "combined_memory_tbyte",
     "peak_dense_pflops_bf16", "peak_dense_pflops_fp8", "peak_dense_pflops_fp4",
-    "achievable_pflops_bf16", "it_power_kw", "it_power_typical_kw", "facility_power_kw",
-    "liquid_heat_kw",
-    "air_heat_kw", "scale_up_domains", "scale_up_domain_gpus", "scale_up_gbyte_s_per_gpu",
+    "peak_sparse_pflops_fp4", "achievable_pflops_bf16", "it_power_kw", "it_power_typical_kw",
+    "facility_power_kw", "liquid_heat_kw", "air_heat_kw", "scale_up_domains",
+    "scale_up_domain_gpus", "scale_up_gbyte_s_per_gpu", "scale_up_bisection_gbyte_s",
+    "scale_up_domain_combined_memory_tbyte", "scale_up_max_oversubscription_ratio",
     "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
     "front_end_gbit_s_per_tray", "pcie_max_oversubscription", "worst_single_failure_gpus",
     "fabric_tiers", "leaf_switches", "spine_switches", "core_switches", "transceivers",

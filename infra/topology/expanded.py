@@ -43,10 +43,14 @@ def _place(rd, g, name: str, prefix: str, shapes, counter, max_gpus: int) -> Non
             _place(rd, g, sub, f"{prefix}.{sub}{i}", shapes, counter, max_gpus)
     rpd = pod.scale_up.racks_per_domain if pod.scale_up else 1
     switched = [r for r, n in pod.racks.items() for _ in range(n)
-                if rd.layouts[r].count("nvlink_switch_tray")]
+                if rd.layouts[r].count("nvlink_switch_tray") and rd.layouts[r].count("compute_tray")]
+    # switch-only racks (tier 2) are dealt out evenly, one share per domain
+    domains = len(switched) // rpd
+    spine = [r for r, n in pod.racks.items() for _ in range(n // domains if domains else 0)
+             if rd.layouts[r].count("nvlink_switch_tray") and not rd.layouts[r].count("compute_tray")]
     for j in range(0, len(switched), rpd):
-        _racks(rd, g, switched[j:j + rpd], f"{prefix}.dom{j // rpd}", name, shapes, counter,
-               max_gpus)
+        _racks(rd, g, switched[j:j + rpd] + spine, f"{prefix}.dom{j // rpd}", name, shapes,
+               counter, max_gpus)
     plain = [r for r, n in pod.racks.items() for _ in range(n)
              if not rd.layouts[r].count("nvlink_switch_tray")]
     for j, r in enumerate(plain):

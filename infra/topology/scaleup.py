@@ -12,14 +12,25 @@ Wiring rules
 - Two-rack domains (NVL36x2): chip *j* of one rack joins chip *j* of the other with the
   ports its own rack's GPUs leave free (72 - 36 = 36 per chip, 648 per pair), over the
   cross-rack cable set ``xrack``.
+- Two-tier domains (DGX GH200, NVL576-style): a pod's racks that hold only NVLink
+  switch trays are tier 2 (L2); the switch trays in the compute racks are tier 1 (L1).
+  Every L1 chip sends ``min(free ports, L2 ports / L1 chips)`` uplinks, spread evenly
+  (round-robin) over all L2 chips, over the cable set ``xrack``. DGX GH200: 192 L1 chips
+  x 24 uplinks = 4,608 = 72 L2 chips x 64 ports (non-blocking).
 - Tray domains: HGX baseboards wire GPUs to the tray's switch chips round-robin (H100:
   18 links over 4 chips = 5/5/4/4); AMD's mesh joins every GPU pair with one link.
+
+Node attribute ``tier`` (1 or 2) marks switch chips and trays. Racks are ``r0, r1, ...``:
+compute racks first, then switch-only racks (:attr:`ScaleUpDomain.rack_layouts` names
+each one's layout; the graph itself is shared by shapes with the same NVLink wiring).
 
 Example
 -------
 ::
 
     [r0.t0.sc0.gpu0]==1 link==[r0.s0.c0]==36 links (xrack)==[r1.s0.c0]==[r1.t0.sc0.gpu0]
+
+    two tiers:  [r0.t0.sc0.gpu0]==3==[r0.s0.c0 (L1)]==1 (xrack)==[r32.s0.c0 (L2)]
 """
 
 from __future__ import annotations
@@ -34,6 +45,20 @@ from infra.models.expand import expand_tray
 from infra.models.parts import Gpu, NvlinkSwitchChip
 from infra.models.resolve import DomainShape, ResolvedDesign
 from infra.models.systems import ComputeTray
+
+
+@dataclass(frozen=True)
+class SwitchTier:
+    """One tier of a domain's scale-up switches (counts per domain)."""
+
+    tier: int  # 1 = the switches GPUs attach to; 2 = switches over them
+    switch_trays: int
+    chips: int
+    chip: str  # slug
+    ports: int  # all ports of the tier's chips
+    down_links: int  # to GPUs (tier 1) or to tier 1 (tier 2)
+    up_links: int  # to the next tier or, back-to-back, to the other rack
+    oversubscription: float | None  # down / up; None when nothing goes up
 
 
 @dataclass
@@ -53,6 +78,14 @@ class ScaleUpDomain:
     cross_rack_links: int
     graph: nx.Graph = field(repr=False)
     topology: str = "switched"  # switched | mesh | none
+    tiers: tuple[SwitchTier, ...] = ()
+    layouts: tuple[str, ...] = ()  # rack layouts the domain spans
+    rack_layouts: tuple[str, ...] = ()  # layout of graph rack r<i>, by i
+
+    @property
+    def tiered(self) -> bool:
+        """True for domains with a second switch tier (L1 + L2)."""
+        return any(t.tier == 2 for t in self.tiers)
 
 
 def scale_up_domains(rd: ResolvedDesign) -> list[ScaleUpDomain]:
@@ -91,7 +124,8 @@ def _shared_rack_domain(rd: ResolvedDesign, shape: DomainShape,
     if first is None:
         built[key] = first = _rack_domain(rd, shape)
         return first
-    return replace(first, name=_domain_name(shape), count=shape.count)
+    return replace(first, name=_domain_name(shape), count=shape.count,
+                   layouts=tuple(l for l, _ in shape.layouts), rack_layouts=_rack_order(rd, shape))
 
 
 def _domain_name(shape: DomainShape) -> str:
@@ -99,37 +133,87 @@ def _domain_name(shape: DomainShape) -> str:
     return name if not shape.pod else f"{shape.pod} ({name})"
 
 
+def _rack_order(rd: ResolvedDesign, shape: DomainShape) -> tuple[str, ...]:
+    """Layouts of the domain's racks r0, r1, ...: compute racks first, then switch-only."""
+    racks = [name for name, n in shape.layouts for _ in range(n)]
+    return tuple([r for r in racks if rd.layouts[r].count("compute_tray")]
+                 + [r for r in racks if not rd.layouts[r].count("compute_tray")])
+
+
 def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
     racks = [name for name, n in shape.layouts for _ in range(n)]
-    if len(racks) > 2:
-        raise TopologyError(f"NVLink domains over {len(racks)} racks are not modelled (1 or 2)",
-                            file=str(rd.file), path=("pods", shape.pod or "", "scale_up"))
+    compute = [r for r in racks if rd.layouts[r].count("compute_tray")]
+    spine = [r for r in racks if not rd.layouts[r].count("compute_tray")]
+    if not spine and len(racks) > 2:
+        raise TopologyError(f"NVLink domains over {len(racks)} racks need a second switch tier",
+                            file=str(rd.file), path=("pods", shape.pod or "", "scale_up"),
+                            hint="use 1 or 2 racks per domain, or add racks holding only NVLink "
+                            "switch trays (L2) to the pod")
     g = nx.Graph()
-    gpu_part = None
-    chips_by_rack: list[list[str]] = []
-    chip_part: NvlinkSwitchChip | None = None
-    gpus = 0
-    for r, lname in enumerate(racks):
-        lay = rd.layouts[lname]
-        rack = f"r{r}"
+    b = _Build(g)
+    for r, lname in enumerate(compute + spine):
+        b.rack(rd, f"r{r}", lname, tier=2 if lname in spine else 1)
+    if b.gpu_part is None or b.t1_part is None:
+        raise TopologyError("an NVLink domain needs compute trays and switch trays",
+                            file=str(rd.file), path=("racks", racks[0]))
+    t1 = [c for cs in b.chips[1] for c in cs]
+    cross = up = 0
+    if spine:
+        up = _tier_wire(rd, g, t1, [c for cs in b.chips[2] for c in cs], b.t1_part, b.t2_part)
+    elif len(racks) == 2:
+        cross = _cross_wire(g, b.chips[1], b.t1_part)
+    links = b.gpu_part.scale_up.links  # type: ignore[union-attr]
+    per_gpu = b.gpu_part.scale_up.gbyte_s  # type: ignore[union-attr]
+    bis = b.gpus / 2 * per_gpu
+    if cross:
+        bis = min(bis, cross * b.t1_part.port_gbyte_s)
+    if up:  # the worst even split sends half of all L1 uplinks across
+        rate = min(b.t1_part.port_gbyte_s, b.t2_part.port_gbyte_s)  # type: ignore[union-attr]
+        bis = min(bis, up / 2 * rate)
+    return ScaleUpDomain(_domain_name(shape), "rack", shape.count,
+                         b.gpus, b.gpu_part, len(racks), links, per_gpu, bis,
+                         len(t1) + sum(len(c) for c in b.chips[2]), cross or up, g,
+                         tiers=_tiers(g, b, cross, up), layouts=tuple(l for l, _ in shape.layouts),
+                         rack_layouts=tuple(compute + spine))
+
+
+class _Build:
+    """Adds racks, switch trays, chips, compute trays and GPUs to a domain graph."""
+
+    def __init__(self, g: nx.Graph) -> None:
+        self.g = g
+        self.chips: dict[int, list[list[str]]] = {1: [], 2: []}
+        self.trays: dict[int, int] = {1: 0, 2: 0}
+        self.t1_part: NvlinkSwitchChip | None = None
+        self.t2_part: NvlinkSwitchChip | None = None
+        self.gpu_part: Gpu | None = None
+        self.gpus = 0
+
+    def rack(self, rd: ResolvedDesign, rack: str, lname: str, tier: int) -> None:
+        g, lay = self.g, rd.layouts[lname]
         g.add_node(rack, kind="rack", slug=lay.rack.slug)
         g.add_node(f"{rack}.backplane", kind="nvlink_backplane")
         g.add_edge(rack, f"{rack}.backplane", kind="contains")
-        chips = []
+        chips: list[str] = []
         s = 0
         for item in lay.of_kind("nvlink_switch_tray"):
-            chip_part = rd.catalog.get(item.part.chips.type)  # type: ignore[attr-defined,assignment]
+            part = rd.catalog.get(item.part.chips.type)  # type: ignore[attr-defined]
+            if tier == 1:
+                self.t1_part = part  # type: ignore[assignment]
+            else:
+                self.t2_part = part  # type: ignore[assignment]
             for _ in range(item.count):
                 st = f"{rack}.s{s}"
-                g.add_node(st, kind="nvlink_switch_tray", slug=item.part.slug, rack=rack)
+                g.add_node(st, kind="nvlink_switch_tray", slug=item.part.slug, rack=rack, tier=tier)
                 g.add_edge(rack, st, kind="contains")
                 for c in range(item.part.chips.count):  # type: ignore[attr-defined]
                     chip = f"{st}.c{c}"
-                    g.add_node(chip, kind="nvlink_switch_chip", slug=chip_part.slug, rack=rack)
+                    g.add_node(chip, kind="nvlink_switch_chip", slug=part.slug, rack=rack, tier=tier)
                     g.add_edge(st, chip, kind="contains")
                     chips.append(chip)
                 s += 1
-        chips_by_rack.append(chips)
+                self.trays[tier] += 1
+        self.chips[tier].append(chips)
         t = 0
         used: Counter = Counter()
         for item in lay.of_kind("compute_tray"):
@@ -139,28 +223,53 @@ def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
                 g.add_node(tn, kind="compute_tray", slug=item.part.slug, rack=rack)
                 g.add_edge(rack, tn, kind="contains")
                 for inst in tray_lay.of_kind("gpu"):
-                    gpu_part = inst.part
+                    self.gpu_part = inst.part  # type: ignore[assignment]
                     gn = f"{tn}.{inst.name}"
                     g.add_node(gn, kind="gpu", slug=inst.part.slug, tray=tn, rack=rack)
                     g.add_edge(tn, gn, kind="contains")
-                    _wire(g, gn, inst.part, chips, f"{rack}.backplane", used, gpus)
-                    gpus += 1
+                    _wire(g, gn, inst.part, chips, f"{rack}.backplane", used, self.gpus)  # type: ignore[arg-type]
+                    self.gpus += 1
                 t += 1
-        _check_ports(rd, lname, chip_part, used)
-    if gpu_part is None or chip_part is None:
-        raise TopologyError("an NVLink domain needs compute trays and switch trays",
-                            file=str(rd.file), path=("racks", racks[0]))
-    cross = 0
-    if len(racks) == 2:
-        cross = _cross_wire(g, chips_by_rack, chip_part)
-    links = gpu_part.scale_up.links  # type: ignore[union-attr]
-    per_gpu = gpu_part.scale_up.gbyte_s  # type: ignore[union-attr]
-    bis = gpus / 2 * per_gpu
-    if cross:
-        bis = min(bis, cross * chip_part.port_gbyte_s)
-    return ScaleUpDomain(_domain_name(shape), "rack", shape.count,
-                         gpus, gpu_part, len(racks), links, per_gpu, bis,
-                         sum(len(c) for c in chips_by_rack), cross, g)
+        _check_ports(rd, lname, self.t1_part, used)
+
+
+def _tiers(g: nx.Graph, b: _Build, cross: int, up: int) -> tuple[SwitchTier, ...]:
+    down = sum(d["links"] for u, v, d in g.edges(data=True)
+               if d.get("kind") == "nvlink" and "gpu" in (g.nodes[u]["kind"], g.nodes[v]["kind"]))
+    t1 = sum(len(c) for c in b.chips[1])
+    out = [SwitchTier(1, b.trays[1], t1, b.t1_part.slug, t1 * b.t1_part.ports, down,  # type: ignore[union-attr]
+                      up or 2 * cross, down / (up or 2 * cross) if (up or cross) else None)]
+    if up:
+        t2 = sum(len(c) for c in b.chips[2])
+        out.append(SwitchTier(2, b.trays[2], t2, b.t2_part.slug, t2 * b.t2_part.ports, up, 0, None))  # type: ignore[union-attr]
+    return tuple(out)
+
+
+def _tier_wire(rd, g, t1: list[str], t2: list[str], p1: NvlinkSwitchChip, p2) -> int:
+    """Spread every L1 chip's uplinks evenly over all L2 chips; returns the uplink count."""
+    if not t1 or not t2:
+        raise TopologyError("a two-tier NVLink domain needs switch trays in its compute racks (L1) "
+                            "and in its switch-only racks (L2)", file=str(rd.file))
+    free = min(p1.ports - _local(g, c) for c in t1)
+    per = min(free, len(t2) * p2.ports // len(t1))
+    if per <= 0:
+        raise TopologyError(f"L1 switch chips ({p1.slug}) have no port left for L2: the GPUs of "
+                            "their rack use all of them", file=str(rd.file),
+                            hint="use racks with fewer GPUs per L1 chip (e.g. NVL36) or more L1 trays")
+    g.add_node("xrack", kind="nvlink_backplane")
+    m, used = len(t2), Counter()
+    for i, c in enumerate(t1):
+        for k in range(min(per, m)):
+            n = per // m + (1 if k < per % m else 0)
+            c2 = t2[(i * per + k) % m]
+            g.add_edge(c, c2, kind="nvlink", links=n, gbyte_s=n * min(p1.port_gbyte_s, p2.port_gbyte_s),
+                       via="xrack")
+            used[c2] += n
+    worst = max(used.values())
+    if worst > p2.ports:
+        raise TopologyError(f"L2 switch chip needs {worst} ports, {p2.slug} has {p2.ports}",
+                            file=str(rd.file), hint="add L2 switch trays")
+    return per * len(t1)
 
 
 def _wire(g, gpu_node, gpu: Gpu, chips: list[str], via: str, used: Counter, index: int) -> None:
