@@ -153,10 +153,13 @@ class Sourced(Strict):
     sources disagree and why.
     """
 
-    sources: Annotated[list[Source], Field(min_length=1)]
-    figure_sources: dict[str, str] = {}
-    choices: dict[str, str] = {}
-    notes: str | None = None
+    sources: Annotated[list[Source], Field(min_length=1)] = Field(
+        description="Documents the figures come from; the first covers every figure not in figure_sources.")
+    figure_sources: dict[str, str] = Field(
+        {}, description="Dotted field name -> id of the source of that figure.")
+    choices: dict[str, str] = Field(
+        {}, description="Field -> which value was chosen where sources disagree, and why.")
+    notes: str | None = Field(None, description="Free notes on the entry.")
 
     @model_validator(mode="after")
     def _check_figure_sources(self):  # noqa: ANN202 - pydantic hook

@@ -50,7 +50,8 @@ class ScaleUp(Strict):
 
     racks_per_domain: PositiveCount = Field(
         1, description="Consecutive racks of the pod joined into one NVLink domain (1: each rack its own; "
-        "2: NVL36x2). Must divide the pod's racks.")
+        "2: NVL36x2). Must divide the pod's racks. Racks holding only NVLink switch trays are a second "
+        "tier, shared evenly over the domains (DGX GH200).")
     cross_rack_cable: Slug | None = Field(
         None, description="Catalog cable set joining the racks' NVLink switch trays (counted in the BOM).")
 

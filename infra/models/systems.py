@@ -38,26 +38,31 @@ Network = Literal["scale_out", "front_end", "converged", "management"]
 
 
 class TrayComponent(Strict):
-    id: str = Field(pattern=r"^[a-z][a-z_]*[a-z]$")
-    type: Slug
-    count: PositiveCount = 1
-    cooling: CoolingMedium = "air"
-    network: Network | None = None  # for NICs: which fabric they carry
+    id: str = Field(pattern=r"^[a-z][a-z_]*[a-z]$", description=(
+        "Component id; its instances are named <id><i> (nic0, nic1...) in links and "
+        "nic_assignments."))
+    type: Slug = Field(description="Slug of the catalog part (GPU, superchip, NIC, PCIe switch...).")
+    count: PositiveCount = Field(1, description="How many of this part the tray holds.")
+    cooling: CoolingMedium = Field("air", description="Where the part's heat goes: liquid or air.")
+    network: Network | None = Field(
+        None, description="For NICs: the fabric they carry (scale_out, front_end, converged, management).")
 
 
 class TrayLink(Strict):
     """One PCIe link: generation negotiates to the lower of the two ends."""
 
-    a: str
-    b: str
-    lanes: Lanes
+    a: str = Field(description="One end: an instance (nic0, pcisw1), a superchip's part (sc0.cpu0, "
+                   "sc0.gpu1) or a NIC's named host link (nic0@gpu_side).")
+    b: str = Field(description="The other end, named as for a.")
+    lanes: Lanes = Field(description="PCIe lanes of the link; the generation is the lower of the two ends'.")
 
 
 class NicAssignment(Strict):
     """Which GPU or CPU drives a NIC interface (``nic0`` or ``nic0:efa``)."""
 
-    interface: str
-    to: str
+    interface: str = Field(description="A NIC or DPU instance (nic0), one of its ports (dpu0:p0) or a named "
+                           "logical interface (nic0:efa).")
+    to: str = Field(description="The GPU or CPU instance the interface serves (sc0.gpu0, gpu3, sc1.cpu0).")
 
 
 class ComputeTray(Part, Powered):
