@@ -42,7 +42,7 @@ from infra.cli.params import FiniteFloat
                    "Wakefield 2025; 0 for an existing hall).")
 @click.option("--allow-mixed-scope", is_flag=True,
               help="Rank cost metrics even when the options' capex scopes differ.")
-@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd_per_kwh, pue,
             years, maintenance, precision, utilisation, discount_rate, facility_usd_per_mw,
             allow_mixed_scope, catalog_dir) -> None:

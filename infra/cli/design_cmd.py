@@ -18,8 +18,8 @@ REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports
                    "compute_tray, nic); default: the NVLink cable cartridge or a compute tray.")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True, help="Directory for reports.")
-@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None,
-              help="Catalog directory (default: the repository's catalogs/).")
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True,
+              help="Catalog directory (repeatable: several are loaded together; default: $INFRA_CATALOG or the repository's catalogs/).")
 @click.option("--wide", is_flag=True,
               help="Show every column of each table (default: key columns, fitted to $COLUMNS).")
 @click.option("-q", "--quiet", is_flag=True,
@@ -102,7 +102,7 @@ def _each(files, work):
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def validate(files, catalog_dir) -> None:
     """Check design or catalog FILE(s); every file is checked, exit 2 if any fails."""
     import sys
@@ -126,3 +126,18 @@ def validate(files, catalog_dir) -> None:
         if len(files) > 1:
             click.echo(f"error: {bad} of {len(files)} files failed", err=True)
         sys.exit(2)
+
+
+@click.command("new")
+@click.argument("name")
+@click.option("--from", "template", default="gb200_nvl72", show_default=True,
+              help="Shipped design to start from (its file stem, e.g. dgx_b200_su) or a "
+                   "design file.")
+@click.option("-o", "--output", "out", type=click.Path(path_type=Path), default=None,
+              help="File to write (default: NAME.yaml); never overwritten.")
+def new(name, template, out) -> None:
+    """Write a starter design NAME.yaml copied from a shipped design."""
+    from infra.models.starter import new_design
+
+    path = new_design(name, template, out or Path(f"{name}.yaml"))
+    click.echo(f"wrote {path} (from {template}); check it with: infra validate {path}")

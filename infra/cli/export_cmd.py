@@ -23,7 +23,7 @@ TARGETS = ("slurm", "nccl", "k8s", "netbox", "graphml", "cabling")
               help="cabling only: rack pitch along a row (default 0.6).")
 @click.option("--row-pitch-m", type=float, default=None,
               help="cabling only: distance between rows (default 3.0).")
-@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def export(file, to, outdir, pattern, scope, rack_width_m, row_pitch_m, catalog_dir) -> None:
     """Export design FILE to a target system's own format (checked before writing)."""
     from infra.analysis.identity import DEFAULT_HOST_PATTERN

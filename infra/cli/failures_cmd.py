@@ -31,7 +31,7 @@ from infra.cli.params import COUNT, SEED, FiniteFloat
               default=400_000, show_default=True,
               help="Monte Carlo samples per availability row.")
 @click.option("--seed", type=SEED, default=0, show_default=True)
-@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_seconds,
              restart_minutes, target, samples, seed, catalog_dir) -> None:
     """Failure review of design FILE(s); two or more are compared side by side."""

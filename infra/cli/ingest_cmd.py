@@ -33,7 +33,7 @@ Inventory layout (one directory per host, named by its host name):
               help="Also write a report file (repeatable).")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True, help="Directory for reports.")
-@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir, catalog_dir) -> None:
     """Compare an installed cluster (INVENTORY dumps) with DESIGN_FILE.
 
@@ -58,7 +58,7 @@ def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir,
 @click.option("--to-design", "out", required=True, type=click.Path(path_type=Path),
               help="Write a starting design YAML here.")
 @click.option("--name", default=None, help="Design name (default: the directory name).")
-@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def ingest(inventory, out, name, catalog_dir) -> None:
     """Read INVENTORY and write a starting design for what was found."""
     from infra.ingest.inventory import load_inventory

@@ -58,6 +58,7 @@ def _register() -> None:
 
     cli.add_command(design_cmd.design)
     cli.add_command(design_cmd.validate)
+    cli.add_command(design_cmd.new)
     cli.add_command(catalog_cmd.catalog)
     cli.add_command(topology_cmd.topology)
     cli.add_command(compare_cmd.compare)

@@ -15,7 +15,7 @@ import click
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Output file (default reports/<stem>.<scope>.<format>; '-' for stdout).")
-@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def topology(file, scope, fmt, output, catalog_dir) -> None:
     """Export the NVLink domain, a rack or a tray's PCIe tree of design FILE."""
     from infra.models.catalog import load_catalog

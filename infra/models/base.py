@@ -133,10 +133,10 @@ class Strict(BaseModel):
 class Source(Strict):
     """A public document a figure comes from."""
 
-    id: str
-    title: str
-    url: str | None = None
-    tag: SourceTag
+    id: str = Field(description="Short id that figure_sources and envelopes refer to.")
+    title: str = Field(description="The document's title (for an estimate: the method).")
+    url: str | None = Field(None, description="The document's address (not a homepage).")
+    tag: SourceTag = Field(description="How sure: D, V, A, 3P, AN, DER, assumption or estimate.")
 
     @model_validator(mode="after")
     def _url_needed(self):  # noqa: ANN202

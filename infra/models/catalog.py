@@ -68,9 +68,30 @@ DEFAULT_CATALOG_DIR = Path(__file__).resolve().parents[2] / "catalogs"
 SKIP_DIRS = {"prices", "rates"}
 
 
+def catalog_dirs(directory: Path | str | Iterable[Path | str] | None = None) -> tuple[str, ...]:
+    """The catalog directories to load, in order.
+
+    ``directory`` may be one path, a string of paths joined by ``os.pathsep`` (as
+    ``$INFRA_CATALOG`` holds them) or a sequence of paths (``--catalog`` given several
+    times); None or empty: ``$INFRA_CATALOG`` if set, else the repository's ``catalogs/``.
+
+    Examples
+    --------
+    >>> catalog_dirs(["a", "b"])
+    ('a', 'b')
+    >>> catalog_dirs("a" + os.pathsep + "b")
+    ('a', 'b')
+    """
+    if directory is None or (not isinstance(directory, (str, Path)) and not directory):
+        directory = os.environ.get("INFRA_CATALOG") or str(DEFAULT_CATALOG_DIR)
+    items = [directory] if isinstance(directory, (str, Path)) else list(directory)
+    return tuple(str(Path(d)) for item in items for d in str(item).split(os.pathsep) if d)
+
+
 def catalog_dir() -> Path:
-    """``$INFRA_CATALOG`` if set, else the repository's ``catalogs/``."""
-    return Path(os.environ.get("INFRA_CATALOG", DEFAULT_CATALOG_DIR))
+    """The first catalog directory (``$INFRA_CATALOG``'s first entry if set, else the
+    repository's ``catalogs/``): where the default prices and rates live."""
+    return Path(catalog_dirs()[0])
 
 
 class Catalog:
@@ -194,27 +215,30 @@ def parse_entry(data: object, file: Path) -> Part:
 
 
 @lru_cache(maxsize=4)
-def _load(directory: str) -> Catalog:
-    root = Path(directory)
-    if not root.is_dir():
-        raise CatalogError("catalog directory not found", file=directory,
-                           hint="set INFRA_CATALOG or pass --catalog")
+def _load(directories: tuple[str, ...]) -> Catalog:
     entries: dict[str, Part] = {}
     files: dict[str, Path] = {}
-    for file in sorted(root.rglob("*.yaml")):
-        if SKIP_DIRS & set(file.relative_to(root).parts[:-1]):
-            continue
-        entry = parse_entry(read_yaml(file, CatalogError), file)
-        if entry.slug in entries:
-            raise CatalogError(
-                f"slug {entry.slug!r} is defined twice (also in {files[entry.slug]})",
-                file=str(file),
-            )
-        entries[entry.slug] = entry
-        files[entry.slug] = file
+    for directory in directories:
+        root = Path(directory)
+        if not root.is_dir():
+            raise CatalogError("catalog directory not found", file=directory,
+                               hint="set INFRA_CATALOG or pass --catalog")
+        for file in sorted(root.rglob("*.yaml")):
+            if SKIP_DIRS & set(file.relative_to(root).parts[:-1]):
+                continue
+            entry = parse_entry(read_yaml(file, CatalogError), file)
+            if entry.slug in entries:
+                raise CatalogError(
+                    f"slug {entry.slug!r} is defined twice: in {files[entry.slug]} and in {file}",
+                    file=str(file), path=("slug",), line=line_of(file, ("slug",)),
+                    hint="give your part its own slug (and file name) rather than shadowing "
+                         "a shipped one, or drop one of the two files")
+            entries[entry.slug] = entry
+            files[entry.slug] = file
     if not entries:
         raise CatalogError("catalog directory has no catalog files (*.yaml parts)",
-                           file=directory, hint="point --catalog or INFRA_CATALOG at a catalog")
+                           file=os.pathsep.join(directories),
+                           hint="point --catalog or INFRA_CATALOG at a catalog")
     catalog = Catalog(entries, files)
     from infra.models.expand import check_catalog_references
 
@@ -222,9 +246,14 @@ def _load(directory: str) -> Catalog:
     return catalog
 
 
-def load_catalog(directory: Path | str | None = None) -> Catalog:
-    """Load and cross-check every catalog file (cached per directory)."""
-    return _load(str(Path(directory) if directory else catalog_dir()))
+def load_catalog(directory: Path | str | Iterable[Path | str] | None = None) -> Catalog:
+    """Load and cross-check every catalog file of one or several directories (cached).
+
+    Several directories (see :func:`catalog_dirs`) are loaded together: a user's own
+    parts beside the shipped ones. A slug defined in two files is a
+    :class:`~infra.errors.CatalogError` naming both.
+    """
+    return _load(catalog_dirs(directory))
 
 
 def entry_as_dict(entry: BaseModel) -> dict:

@@ -36,11 +36,16 @@ class LinkMedia(Strict):
     counts one fibre cable per link when ``cable`` is unset.
     """
 
-    node_end: Slug | None = None
-    lower_end: Slug | None = None
-    switch_end: Slug | None = None
-    cable: Slug | None = None
-    reach_m: PosFloat | None = None  # the longest run of this tier, checked against media
+    node_end: Slug | None = Field(
+        None, description="First tier only: the transceiver at the node's NIC cage (catalog optic).")
+    lower_end: Slug | None = Field(
+        None, description="Spine/core tiers: the transceiver at the lower switch (give node_end or lower_end).")
+    switch_end: Slug | None = Field(None, description="The transceiver in this tier's switch port.")
+    cable: Slug | None = Field(
+        None, description="A cable with integrated ends (DAC, AOC): no transceivers needed. Unset with "
+        "transceivers: one fibre cable per link is counted.")
+    reach_m: PosFloat | None = Field(
+        None, description="The longest run of this tier (m), checked against the media's reach.")
 
     @model_validator(mode="after")
     def _one_lower(self):  # noqa: ANN202
@@ -54,21 +59,31 @@ class LinkMedia(Strict):
 
 
 class TierSpec(Strict):
-    role: Role
-    switch: Slug
-    port_gbit_s: PosFloat | None = None  # run ports at this speed (breakout), default native
-    oversubscription: Annotated[float, Field(ge=1.0, le=16.0)] = 1.0  # down : up
-    switches_per_rack: PositiveCount | None = None  # in-rack ToRs: a fixed number per rack
-    down: LinkMedia = LinkMedia()
+    role: Role = Field(description="leaf or tor (first tier), spine, core, from the bottom.")
+    switch: Slug = Field(description="Slug of a catalog network switch.")
+    port_gbit_s: PosFloat | None = Field(
+        None, description="Run the ports at this speed (breakout, e.g. 800 -> 2 x 400); default native.")
+    oversubscription: Annotated[float, Field(ge=1.0, le=16.0)] = Field(
+        1.0, description="Down : up bandwidth of the tier's switches (1 = non-blocking, up to 16).")
+    switches_per_rack: PositiveCount | None = Field(
+        None, description="First tier only: a fixed number of in-rack ToRs per rack holding compute trays.")
+    down: LinkMedia = Field(LinkMedia(), description="Media of the links from this tier down to the one below.")
 
 
 class FabricSpec(Strict):
-    kind: Literal["rail_optimized", "clos", "single_switch"]
-    networks: list[Literal["scale_out", "converged", "front_end", "management"]] = ["scale_out"]
-    group: str | None = None  # pod whose instances form leaf groups (SU); default the cluster
-    planes: PositiveCount = 1  # independent copies of the fabric, NIC ports split evenly
-    placement: Literal["in_rack", "end_of_row"] = "end_of_row"
-    tiers: Annotated[list[TierSpec], Field(min_length=1, max_length=3)]
+    kind: Literal["rail_optimized", "clos", "single_switch"] = Field(
+        description="rail_optimized (NIC k of every node to leaf k), clos, or single_switch (one tier).")
+    networks: list[Literal["scale_out", "converged", "front_end", "management"]] = Field(
+        ["scale_out"], description="NICs whose tray 'network:' tag is listed attach to this fabric.")
+    group: str | None = Field(
+        None, description="Pod (or comma-separated pods) whose instances form leaf groups, e.g. an SU; "
+        "unset: the whole cluster is one group.")
+    planes: PositiveCount = Field(
+        1, description="Independent copies of the fabric; each node's NIC ports are split evenly over them.")
+    placement: Literal["in_rack", "end_of_row"] = Field(
+        "end_of_row", description="Where first-tier switches sit: in the compute racks or in network racks.")
+    tiers: Annotated[list[TierSpec], Field(min_length=1, max_length=3)] = Field(
+        description="1 to 3 switch tiers from the bottom: leaf|tor, spine, core.")
 
     @model_validator(mode="after")
     def _roles(self):  # noqa: ANN202
