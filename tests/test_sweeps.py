@@ -205,10 +205,10 @@ def test_import_infra_is_lazy_and_exposes_the_api():
     import sys
 
     code = ("import sys, infra; assert 'pandas' not in sys.modules; "
-            "print(sorted(n for n in ('analyze','compare','failures','sweep','load_design') "
+            "print(sorted(n for n in ('analyze','compare','failures','sweep','load_design','export') "
             "if callable(getattr(infra, n))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['analyze', 'compare', 'failures', 'load_design', 'sweep']"
+    assert out.stdout.strip() == "['analyze', 'compare', 'export', 'failures', 'load_design', 'sweep']"
 
 
 def test_progress_is_silent_on_a_pipe_and_counts_on_a_terminal(capsys):
