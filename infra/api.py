@@ -10,6 +10,7 @@
     r = infra.failures("designs/dgx_h100_su.yaml")      # FailureReview
     s = infra.sweep("designs/gb200_nvl72_576.yaml", "sweeps/nvl72_nic_oversub.yaml")
     s.frame()                                           # one row per scenario
+    infra.export("designs/gb200_nvl72_576.yaml", "slurm", output="out/")  # topology.conf ...
 
 Examples
 --------
@@ -20,6 +21,8 @@ Examples
 >>> df = infra.frame(a.tables()["bill_of_materials"])
 >>> int(df.loc[df["kind"] == "gpu", "count"].sum())
 72
+>>> sorted(f.path for f in infra.export("designs/aws_nvl36x2.yaml", "slurm").files)[:2]
+['slurm/topology.block.conf', 'slurm/topology.yaml']
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from infra.sweeps import SweepResult, diff_designs, sweep
 
 __all__ = ["Comparison", "CostAssumptions", "DesignAnalysis", "FailureReview",
            "ResolvedDesign", "SweepResult", "analyze", "compare", "diff_designs",
-           "failures", "frame", "load_catalog", "load_design", "sweep"]
+           "export", "failures", "frame", "load_catalog", "load_design", "sweep"]
 
 
 def analyze(design: ResolvedDesign | Path | str, catalog: Catalog | None = None) -> DesignAnalysis:
@@ -94,6 +97,28 @@ def failures(design: Path | str, **options: Any) -> FailureReview:
     :func:`infra.analysis.failure_review.review_file` (``rates_file``, ``job_gpus``,
     ``samples``, ``seed``, ...)."""
     return review_file(design, **options)
+
+
+def export(design: ResolvedDesign | Path | str, to: str, output: Path | str | None = None,
+           catalog: Catalog | None = None, **options: Any):
+    """Export a design (``infra export``): ``to`` is ``slurm | nccl | k8s | netbox |
+    graphml | cabling``; options as for :func:`infra.exports.export_design` (``pattern``,
+    ``scope``, ``geometry``).
+
+    Returns
+    -------
+    Export
+        ``.files`` (path and text of each file) and ``.warnings``; written under
+        ``output`` (atomically) when it is given.
+    """
+    from infra.exports import export_design
+    from infra.exports.common import write_export
+
+    rd = design if isinstance(design, ResolvedDesign) else load_design(design, catalog)
+    ex = export_design(rd, to, **options)
+    if output is not None:
+        write_export(ex, output)
+    return ex
 
 
 def frame(rows: list[dict[str, Any]]):

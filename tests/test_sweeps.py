@@ -205,7 +205,28 @@ def test_import_infra_is_lazy_and_exposes_the_api():
     import sys
 
     code = ("import sys, infra; assert 'pandas' not in sys.modules; "
-            "print(sorted(n for n in ('analyze','compare','failures','sweep','load_design') "
+            "print(sorted(n for n in ('analyze','compare','failures','sweep','load_design','export') "
             "if callable(getattr(infra, n))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['analyze', 'compare', 'failures', 'load_design', 'sweep']"
+    assert out.stdout.strip() == "['analyze', 'compare', 'export', 'failures', 'load_design', 'sweep']"
+
+
+def test_progress_is_silent_on_a_pipe_and_counts_on_a_terminal(capsys):
+    from infra.reports.progress import progress_bar
+
+    with progress_bar("x") as (start, advance):  # pytest's stderr is not a terminal
+        start(3)
+        advance(3)
+    assert capsys.readouterr().err == ""
+    seen = []
+    res = sweep(AWS, grid(pue={"path": "assumptions.pue", "values": [1.1, 1.2, 1.3]}),
+                progress=seen.append, on_start=seen.append)
+    assert seen[0] == 3 and sum(seen[1:]) == len(res.rows) == 3
+
+
+def test_failures_monte_carlo_reports_progress_per_row():
+    from infra.analysis.failure_review import review_file
+
+    ticks = []
+    r = review_file(AWS, samples=2000, progress=ticks.append)
+    assert len(ticks) == len(r.availability) > 0

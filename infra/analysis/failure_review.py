@@ -135,6 +135,7 @@ def review_file(
     target: float = 0.99,
     samples: int = 400_000,
     seed: int = 0,
+    progress=None,
 ) -> FailureReview:
     """Failure review of design ``path`` (the Python API behind ``infra failures``).
 
@@ -152,7 +153,7 @@ def review_file(
                    else checkpoint_write_seconds,
                    rates.job.restart_minutes if restart_minutes is None else restart_minutes)
     model = domain_model(rows, geo, rates)
-    avail = availability_rows(model, job.domains, samples, seed)
+    avail = availability_rows(model, job.domains, samples, seed, progress)
     p_dom = closed_form(model, model.gpus)
     return FailureReview(a.rd.name, _display(a.rd.file), rates, geo, rows, job, avail, target,
                          spares_needed(model, target), spare_domains_needed(p_dom, job.domains, target),

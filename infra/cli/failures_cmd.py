@@ -40,10 +40,13 @@ def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_secon
     from infra.reports.failures_text import compare_rows, render_compare, render_review
 
     catalog = load_catalog(catalog_dir)
-    datas = [review_file(f, catalog=catalog, rates_file=rates_file, job_gpus=job_gpus,
-                         checkpoint_write_seconds=checkpoint_seconds,
-                         restart_minutes=restart_minutes, target=target, samples=samples,
-                         seed=seed).as_dict() for f in files]
+    from infra.reports.progress import progress_bar
+
+    with progress_bar("Monte Carlo availability rows") as (_, advance):
+        datas = [review_file(f, catalog=catalog, rates_file=rates_file, job_gpus=job_gpus,
+                             checkpoint_write_seconds=checkpoint_seconds,
+                             restart_minutes=restart_minutes, target=target, samples=samples,
+                             seed=seed, progress=advance).as_dict() for f in files]
     names = [Path(f).stem for f in files]
     if fmt == "json":
         from infra.reports.json_report import to_json

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -99,6 +100,8 @@ def diff_designs(a, b, base, grid_file, fmt, price_files, catalog_dir) -> None:
                 "values": [s.values[n] for s in picked.values()]} for n in grid.parameters}}
         res = run_sweep(base, sub, catalog_dir=catalog_dir, price_files=tuple(price_files))
         d = diff_scenarios(res, 0, min(1, len(res.rows) - 1))
+        labels = [names[a].name, names[b].name]  # the names of the full grid
+        d = replace(d, a=labels[0], b=labels[1])
     else:
         d = ddiff(a, b, catalog_dir=catalog_dir, price_files=tuple(price_files))
     if fmt == "json":

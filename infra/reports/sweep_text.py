@@ -6,7 +6,6 @@ from typing import Any
 
 from infra.reports.terminal import table
 
-KEY = ("scenario", "name", "status")
 
 
 def render_sweep(res, limit: int = 20) -> str:
@@ -27,7 +26,9 @@ def render_sweep(res, limit: int = 20) -> str:
             notes[r["pareto_note"]] = notes.get(r["pareto_note"], 0) + 1
     for note, n in notes.items():
         lines.append(f"  left out of the front: {n} scenario(s) whose {note}")
-    cols = [c for c in KEY if c != "status"] + list(res.objectives)
+    scalar = [n for n, p in res.grid.parameters.items()
+              if not any(isinstance(v, (dict, list)) for v in p.value_list())]
+    cols = ["scenario", *scalar, *res.objectives]  # mapping-valued parameters: see the name
     rows = [{c: res.rows[i].get(c) for c in cols} for i in res.front[:limit]]
     if rows:
         lines.append(table(rows))

@@ -166,7 +166,9 @@ def diff_scenarios(res: SweepResult, a: int | str, b: int | str) -> DesignDiff:
     parameter values (with the paths they set) that differ."""
     ra, rb = _find(res, a), _find(res, b)
     ins_a, ins_b = _inputs(res.grid, ra), _inputs(res.grid, rb)
-    return diff(ra["name"], rb["name"], ins_a, ins_b, _metrics(_checked(ra)), _metrics(_checked(rb)))
+    params = set(res.grid.parameters)
+    return diff(ra["name"], rb["name"], ins_a, ins_b, _metrics(_checked(ra), params),
+                _metrics(_checked(rb), params))
 
 
 def _inputs(g: Grid, row: dict) -> dict[str, Any]:
@@ -197,5 +199,5 @@ def _checked(row: dict) -> dict:
 _META = ("scenario", "name", "status", "error")
 
 
-def _metrics(row: dict) -> dict[str, Any]:
-    return {k: v for k, v in row.items() if k not in _META}
+def _metrics(row: dict, params: set[str] = frozenset()) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k not in _META and k not in params}
