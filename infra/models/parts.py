@@ -27,9 +27,9 @@ SPARSE_PRECISIONS = ("tf32", "bf16", "fp8", "fp6", "fp4", "int8")
 class Part(Sourced):
     """Fields every catalog entry has."""
 
-    slug: Slug
-    vendor: str
-    name: str
+    slug: Slug = Field(description="vendor-model id that designs refer to; equals the file name.")
+    vendor: str = Field(description="The part's vendor.")
+    name: str = Field(description="The product's name, as shown in reports.")
 
     @property
     def power_w(self) -> float | None:

@@ -67,11 +67,13 @@ class NicAssignment(Strict):
 
 class ComputeTray(Part, Powered):
     kind: Literal["compute_tray"] = "compute_tray"
-    form: Literal["tray", "server"] = "tray"
-    u_height: PosFloat
-    components: list[TrayComponent]
-    links: list[TrayLink] = []
-    nic_assignments: list[NicAssignment] = []
+    form: Literal["tray", "server"] = Field(
+        "tray", description="tray (part of a rack-scale system) or server (stands alone).")
+    u_height: PosFloat = Field(description="Rack units the tray or server occupies.")
+    components: list[TrayComponent] = Field(description="Parts by type and count; instances <id><i>.")
+    links: list[TrayLink] = Field([], description="The PCIe tree: links between instance names.")
+    nic_assignments: list[NicAssignment] = Field(
+        [], description="Which GPU or CPU drives each NIC interface.")
     max_power_w: PosFloat | None = None  # published whole-system figure, if any
     # CPU (DDR) memory the server is configured with, when it is a server property (x86
     # DIMMs) rather than the CPUs' own (Grace LPDDR5X); None: the CPUs' memory_gb sum.
@@ -81,7 +83,8 @@ class ComputeTray(Part, Powered):
     psus: PositiveCount | None = None  # the server's own PSUs, when it has them
     psu_w: PosFloat | None = None
     psu_redundancy: Redundancy | None = None
-    analyst_only: list[str] = []  # what in this template rests only on analyst reports
+    analyst_only: list[str] = Field(
+        [], description="What in this template rests only on analyst reports.")
 
     @model_validator(mode="after")
     def _unique_ids(self):  # noqa: ANN202
