@@ -218,3 +218,20 @@ def test_duplicate_rate_kind_in_one_file_is_refused(tmp_path):
     f.write_text("rates:\n" + row + row)
     with pytest.raises(RatesError, match="appears twice"):
         load_rates(override=f)
+
+
+def test_gpu_without_scale_up_in_an_nvlink_rack_is_a_clear_error(tmp_path):
+    """It was an AttributeError (internal error, exit 1) before."""
+    import re
+    import shutil
+
+    from infra.errors import TopologyError
+    from infra.analysis.summary import analyze_file
+    from infra.models.catalog import load_catalog
+
+    cat = tmp_path / "cat"
+    shutil.copytree(CATALOG_DIR, cat)
+    f = cat / "gpus" / "nvidia" / "nvidia-b200-gb200.yaml"
+    f.write_text(re.sub(r"^scale_up:\n(  .*\n)+", "", f.read_text(), flags=re.M))
+    with pytest.raises(TopologyError, match="has no scale_up ports"):
+        analyze_file(DESIGNS / "gb200_nvl72.yaml", load_catalog(cat))
