@@ -191,3 +191,47 @@ def test_unwritable_output_dir(tmp_path, run_cli):
     res = run_cli("design", str(DESIGNS / "gb200_nvl72.yaml"), "--report", "json", "-o",
                   str(blocker), "-q")
     assert res.exit_code == 2 and "cannot write" in res.output and "Traceback" not in res.output
+
+
+def test_duplicate_nic_port_is_refused(tmp_path):
+    """A NIC with two ports named p0 would have its interfaces bound to either."""
+    import shutil
+
+    from infra.models.catalog import load_catalog
+    from infra.errors import CatalogError
+
+    cat = tmp_path / "cat"
+    shutil.copytree(CATALOG_DIR, cat)
+    f = cat / "nics" / "nvidia-connectx-8-800g.yaml"
+    f.write_text(f.read_text().replace("  - {name: p0, gbit_s: 800}",
+                                       "  - {name: p0, gbit_s: 800}\n  - {name: p0, gbit_s: 800}"))
+    with pytest.raises(CatalogError, match="port name 'p0' is defined twice"):
+        load_catalog(cat)
+
+
+def test_duplicate_rate_kind_in_one_file_is_refused(tmp_path):
+    from infra.models.rates import RatesError, load_rates
+
+    f = tmp_path / "r.yaml"
+    row = ("  - {kind: gpu, rate_per_year: 0.1, repair_hours: 4, tag: assumption, "
+           "source: mine}\n")
+    f.write_text("rates:\n" + row + row)
+    with pytest.raises(RatesError, match="appears twice"):
+        load_rates(override=f)
+
+
+def test_gpu_without_scale_up_in_an_nvlink_rack_is_a_clear_error(tmp_path):
+    """It was an AttributeError (internal error, exit 1) before."""
+    import re
+    import shutil
+
+    from infra.errors import TopologyError
+    from infra.analysis.summary import analyze_file
+    from infra.models.catalog import load_catalog
+
+    cat = tmp_path / "cat"
+    shutil.copytree(CATALOG_DIR, cat)
+    f = cat / "gpus" / "nvidia" / "nvidia-b200-gb200.yaml"
+    f.write_text(re.sub(r"^scale_up:\n(  .*\n)+", "", f.read_text(), flags=re.M))
+    with pytest.raises(TopologyError, match="has no scale_up ports"):
+        analyze_file(DESIGNS / "gb200_nvl72.yaml", load_catalog(cat))

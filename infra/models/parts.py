@@ -208,6 +208,12 @@ class Nic(Part, Powered):
 
     @model_validator(mode="after")
     def _check_refs(self):  # noqa: ANN202
+        for what, items in (("port", self.ports), ("host_link", self.host_links),
+                            ("interface", self.interfaces)):
+            names = [x.name for x in items]
+            dup = sorted({n for n in names if names.count(n) > 1})
+            if dup:
+                raise ValueError(f"{what} name {dup[0]!r} is defined twice; names must be unique")
         ports = {p.name: p for p in self.ports}
         links = {h.name for h in self.host_links}
         for i in self.interfaces:

@@ -119,9 +119,16 @@ def load_rates(
         files.append(str(file))
         if file_job is not None:
             job = file_job
+        seen: dict[str, int] = {}
         for i, row in enumerate(rows):
             where = prefix + (i,)
             kind = _check_kind(row, file, where)
+            if kind in seen:  # one file, one row per kind: a second would silently win
+                raise RatesError(
+                    f"kind {kind!r} appears twice (rows {seen[kind]} and {i})",
+                    file=str(file), path=where + ("kind",), line=line_of(file, where + ("kind",)),
+                    hint="merge the two rows into one")
+            seen[kind] = i
             old = merged.get(kind, ({}, file, where))[0]
             merged[kind] = ({**old, **row}, file, where)
     rates = {}

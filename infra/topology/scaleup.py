@@ -156,6 +156,12 @@ def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
     if b.gpu_part is None or b.t1_part is None:
         raise TopologyError("an NVLink domain needs compute trays and switch trays",
                             file=str(rd.file), path=("racks", racks[0]))
+    if b.gpu_part.scale_up is None:
+        raise TopologyError(f"GPU {b.gpu_part.slug!r} has no scale_up ports in the catalog, but "
+                            f"rack layout {racks[0]!r} puts it in an NVLink domain",
+                            file=str(rd.file), path=("racks", racks[0]),
+                            hint="add the GPU's scale_up (links, link_gbyte_s) to its catalog "
+                            "entry, or remove the NVLink switch trays")
     t1 = [c for cs in b.chips[1] for c in cs]
     cross = up = 0
     if spine:
