@@ -235,3 +235,15 @@ def test_gpu_without_scale_up_in_an_nvlink_rack_is_a_clear_error(tmp_path):
     f.write_text(re.sub(r"^scale_up:\n(  .*\n)+", "", f.read_text(), flags=re.M))
     with pytest.raises(TopologyError, match="has no scale_up ports"):
         analyze_file(DESIGNS / "gb200_nvl72.yaml", load_catalog(cat))
+
+
+def test_flow_nesting_thousands_deep_is_a_clear_error(tmp_path):
+    """``[[[...]]]`` 3,000 deep made PyYAML's parser raise RecursionError (internal
+    error, exit 1): found by benchmarks/fuzz_run.py."""
+    from infra.errors import DesignError
+    from infra.models.resolve import load_design
+
+    f = tmp_path / "deep.yaml"
+    f.write_text("name: x\nracks: " + "[" * 3000 + "]" * 3000 + "\n")
+    with pytest.raises(DesignError, match="nested too deeply"):
+        load_design(f)

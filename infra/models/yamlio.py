@@ -130,6 +130,10 @@ def _compose(text: str, path: Path, error_cls: type[InfraError]) -> tuple[Node |
     try:
         loader = _Loader(text)
         return loader.get_single_node(), loader
+    except RecursionError:  # the parser recurses per nesting level (flow brackets)
+        raise error_cls("nested too deeply to parse (brackets or indentation many hundreds "
+                        "of levels deep)", file=str(path), line=1,
+                        hint=f"flatten the structure; at most {MAX_DEPTH} levels are accepted") from None
     except yaml.reader.ReaderError as exc:
         char = exc.character
         what = f"#x{char:04x}" if isinstance(char, int) else repr(char)
