@@ -141,6 +141,12 @@ def test_mi355x_cluster_golden(mi355x):
     # 7 x 76.8 = 537.6 GB/s Infinity Fabric per GPU per direction; Pollara 400 per GPU
     assert m["scale_up_gbyte_s_per_gpu"] == pytest.approx(537.6)
     assert m["scale_out_gbit_s_per_gpu_effective"] == 400
+    # DDR5 per server 24 x 128 GB = 3,072 GB (AMD's MLPerf v6.0 nodes): 128 x 3.072 =
+    # 393.216 TB; combined with HBM 294.912 + 393.216 = 688.128 TB; per 8-GPU domain
+    # 8 x 288 GB + 3,072 GB = 5.376 TB
+    assert m["cpu_memory_tbyte"] == pytest.approx(393.216)
+    assert m["combined_memory_tbyte"] == pytest.approx(688.128)
+    assert m["scale_up_domain_combined_memory_tbyte"] == pytest.approx(5.376)
 
 
 def test_mi355x_rack_against_amds_200kw(mi355x):
