@@ -162,3 +162,26 @@ def test_mi355x_rack_against_amds_200kw(mi355x):
     # = +10.16 % above it
     assert env.published_kw == 200
     assert env.diff_pct == pytest.approx(10.16)
+
+
+def _blast(a, kind: str):
+    return next(r for r in a.blast if r.component_kind == kind)
+
+
+def test_mi355x_blast_radius(mi355x, mi325x):
+    link = _blast(mi355x, "scale_up_link")
+    # 8-GPU mesh: 8 x 7 / 2 = 28 links per server x 128 servers = 3,584; one failing leaves
+    # both ends 6 of 7 links (6 x 76.8 of 537.6 GB/s), no GPU lost, the domain stays whole
+    assert link.count == 3584
+    assert (link.gpus_lost, link.gpus_degraded, link.domains_broken) == (0, 2, 0)
+    assert link.degraded_bandwidth_fraction == pytest.approx(6 / 7, abs=1e-4)
+    # one PCIe switch per GPU + NIC (MI355X platform, 8 per server): a switch takes 1 GPU;
+    # on the MI325X platform a switch carries 2 GPUs + 2 NICs: it takes 2
+    assert _blast(mi355x, "pcie_switch").count == 1024  # 128 x 8
+    assert _blast(mi355x, "pcie_switch").gpus_lost == 1
+    assert _blast(mi325x, "pcie_switch").count == 512  # 128 x 4
+    assert _blast(mi325x, "pcie_switch").gpus_lost == 2
+    # with N+1 CDUs and CRACs per group no cooling unit takes GPUs; the worst single
+    # failure is a rack of 16 servers = 128 GPUs
+    assert all(r.gpus_lost == 0 for r in mi355x.blast if r.component_kind == "cooling_unit")
+    assert mi355x.metrics()["worst_single_failure_gpus"] == 128
