@@ -1,17 +1,19 @@
 """Release check: >= 10,000 malformed inputs, classified (issue 18).
 
 Each case (``tests/fuzzing.py``: mutated designs, catalog parts, rates, prices, raw
-bytes, command-line arguments) runs in a forked child of a warm parent, with a
-wall-clock limit (SIGKILL, class ``e``) and a memory cap (RLIMIT_AS; a MemoryError
-counts as ``e`` too). Prints the class counts per family and the cases that are not
-``a`` or ``n``.
+bytes, command-line arguments) runs in a forked child of a warm parent, with a CPU-time
+limit (``--timeout``, RLIMIT_CPU: the work a case does, whatever the machine's load),
+a wall-clock backstop for cases that block without working (``--wall-timeout``, e.g. a
+read from a FIFO; SIGKILL) and a memory cap (RLIMIT_AS; a MemoryError counts as ``e``
+too). All three are class ``e``. Prints the class counts per family, the CPU seconds of
+the slowest cases, and the cases that are not ``a`` or ``n``.
 
 Usage::
 
     nice -n 10 python benchmarks/fuzz_run.py --cases 10000 --workers 2 --json out.json
 
 Cases are split evenly over the families; ``--max-minutes`` stops early (the counts say
-how many ran).
+how many ran) and ``--skip N`` resumes such a run after its first N cases.
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ import fuzzing  # noqa: E402
 CLASSES = "abcdefn"
 
 
-def _child(case, work: Path, cat: Path, fd: int, mem_bytes: int) -> None:
+def _child(case, work: Path, cat: Path, fd: int, mem_bytes: int, cpu_s: float) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
+    cpu = max(1, round(cpu_s))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, then SIGKILL
     try:
         o = fuzzing.run_case(case, work, cat)
         res = {"klass": o.klass, "exit": o.exit_code, "message": o.message}
@@ -53,9 +57,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", type=int, default=10_000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=10.0)
+    ap.add_argument("--timeout", type=float, default=10.0, help="CPU seconds per case")
+    ap.add_argument("--wall-timeout", type=float, default=120.0,
+                    help="wall seconds per case (a case blocked without using CPU)")
     ap.add_argument("--mem-gb", type=float, default=3.0)
     ap.add_argument("--max-minutes", type=float, default=600.0)
+    ap.add_argument("--skip", type=int, default=0,
+                    help="skip the first N cases (resume a run stopped by --max-minutes)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
 
@@ -72,8 +80,9 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="fuzz-run-"))
     cats = [fuzzing.catalog_copy(base / f"cat{i}") for i in range(args.workers)]
     per = -(-args.cases // len(fuzzing.FAMILIES))
-    queue = [(f, s) for s in range(per) for f in fuzzing.FAMILIES][: args.cases]
+    queue = [(f, s) for s in range(per) for f in fuzzing.FAMILIES][args.skip: args.cases]
     counts: Counter = Counter()
+    cpu_times: list[tuple] = []
     bad: list[dict] = []
     running: dict[int, tuple] = {}
     free = list(range(args.workers))
@@ -91,21 +100,25 @@ def main() -> None:
             if pid == 0:
                 os.close(r)
                 os.setpgid(0, 0)
-                _child(case, work, cats[slot], w, int(args.mem_gb * 2**30))
+                _child(case, work, cats[slot], w, int(args.mem_gb * 2**30), args.timeout)
             os.close(w)
             running[pid] = (fam, seed, case, slot, r, time.time(), work)
         if not running:
             break
         time.sleep(0.005)
         for pid, (fam, seed, case, slot, r, started, work) in list(running.items()):
-            wpid, status = os.waitpid(pid, os.WNOHANG)
-            timed_out = wpid == 0 and time.time() - started > args.timeout
+            wpid, status, usage = os.wait4(pid, os.WNOHANG)
+            timed_out = wpid == 0 and time.time() - started > args.wall_timeout
             if wpid == 0 and not timed_out:
                 continue
             if timed_out:
                 os.killpg(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                res = {"klass": "e", "exit": None, "message": f"over {args.timeout:g} s"}
+                _, status, usage = os.wait4(pid, 0)
+                res = {"klass": "e", "exit": None,
+                       "message": f"over {args.wall_timeout:g} s wall"}
+            elif os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU,
+                                                                    signal.SIGKILL):
+                res = {"klass": "e", "exit": None, "message": f"over {args.timeout:g} s CPU"}
             else:
                 raw = b""
                 while chunk := os.read(r, 65536):
@@ -113,6 +126,7 @@ def main() -> None:
                 res = json.loads(raw) if raw else {"klass": "c", "exit": status,
                                                    "message": "child died"}
             os.close(r)
+            cpu_times.append((usage.ru_utime + usage.ru_stime, fam, seed, case.op))
             if case.catalog_file:  # a killed child cannot restore its part file
                 (cats[slot] / case.catalog_file).write_bytes(
                     (fuzzing.CATALOG / case.catalog_file).read_bytes())
@@ -129,9 +143,16 @@ def main() -> None:
             queue.clear()
     elapsed = time.time() - t0
     _print(counts, done, elapsed, bad)
+    cpu_times.sort(reverse=True)
+    total_cpu = sum(c[0] for c in cpu_times)
+    print(f"CPU per case: mean {total_cpu / max(done, 1):.3f} s, slowest:")
+    for c, fam, seed, op in cpu_times[:10]:
+        print(f"  {c:6.2f} s  {fam}#{seed} {op}")
     if args.json:
         args.json.write_text(json.dumps({
-            "cases": done, "seconds": round(elapsed, 1),
+            "cases": done, "seconds": round(elapsed, 1), "cpu_seconds": round(total_cpu, 1),
+            "load_average": os.getloadavg(),
+            "slowest_cpu": [[round(c, 2), f, s, o] for c, f, s, o in cpu_times[:20]],
             "counts": {f"{f}:{k}": n for (f, k), n in sorted(counts.items())},
             "not_a_or_n": bad}, indent=1))
 

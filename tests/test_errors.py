@@ -247,3 +247,21 @@ def test_flow_nesting_thousands_deep_is_a_clear_error(tmp_path):
     f.write_text("name: x\nracks: " + "[" * 3000 + "]" * 3000 + "\n")
     with pytest.raises(DesignError, match="nested too deeply"):
         load_design(f)
+
+
+def test_gpu_without_scale_up_in_an_nvswitch_tray_is_a_clear_error(tmp_path):
+    """It analysed with exit 0 before, as if the HGX baseboard's NVSwitches joined nothing."""
+    import re
+    import shutil
+
+    from infra.errors import TopologyError
+    from infra.analysis.summary import analyze_file
+    from infra.models.catalog import load_catalog
+
+    cat = tmp_path / "cat"
+    shutil.copytree(CATALOG_DIR, cat)
+    f = cat / "gpus" / "nvidia" / "nvidia-h100-sxm5.yaml"
+    f.write_text(re.sub(r"^scale_up:\n(  .*\n)+", "", f.read_text(), flags=re.M))
+    assert not re.search(r"^scale_up:", f.read_text(), flags=re.M)
+    with pytest.raises(TopologyError, match="nvidia-dgx-h100.*4 NVLink switch chips"):
+        analyze_file(DESIGNS / "dgx_h100_su.yaml", load_catalog(cat))

@@ -352,6 +352,12 @@ def _tray_domain(rd: ResolvedDesign, tray: ComputeTray, trays: int) -> ScaleUpDo
         g.add_edge("t0", f"t0.{c.name}", kind="contains")
     gpu: Gpu = gpus[0].part  # type: ignore[assignment]
     su = gpu.scale_up
+    if chips and su is None:
+        raise TopologyError(f"GPU {gpu.slug!r} has no scale_up ports in the catalog, but tray "
+                            f"{tray.slug!r} joins its GPUs through {len(chips)} NVLink switch "
+                            "chips", file=str(rd.file),
+                            hint="add the GPU's scale_up (links, link_gbyte_s) to its catalog "
+                            "entry, or remove the switch chips from the tray")
     used: Counter = Counter()
     for i, inst in enumerate(gpus):
         g.add_node(f"t0.{inst.name}", kind="gpu", slug=inst.part.slug, tray="t0")
