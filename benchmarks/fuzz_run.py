@@ -13,7 +13,7 @@ Usage::
     nice -n 10 python benchmarks/fuzz_run.py --cases 10000 --workers 2 --json out.json
 
 Cases are split evenly over the families; ``--max-minutes`` stops early (the counts say
-how many ran).
+how many ran) and ``--skip N`` resumes such a run after its first N cases.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ def main() -> None:
                     help="wall seconds per case (a case blocked without using CPU)")
     ap.add_argument("--mem-gb", type=float, default=3.0)
     ap.add_argument("--max-minutes", type=float, default=600.0)
+    ap.add_argument("--skip", type=int, default=0,
+                    help="skip the first N cases (resume a run stopped by --max-minutes)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
 
@@ -78,7 +80,7 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="fuzz-run-"))
     cats = [fuzzing.catalog_copy(base / f"cat{i}") for i in range(args.workers)]
     per = -(-args.cases // len(fuzzing.FAMILIES))
-    queue = [(f, s) for s in range(per) for f in fuzzing.FAMILIES][: args.cases]
+    queue = [(f, s) for s in range(per) for f in fuzzing.FAMILIES][args.skip: args.cases]
     counts: Counter = Counter()
     cpu_times: list[tuple] = []
     bad: list[dict] = []

@@ -96,7 +96,8 @@ def design_envelopes(rd: ResolvedDesign, power: DesignPower) -> list[EnvelopeRow
             if up.basis == "published system figure" and up.parts_sum_w and up.kind == "compute_tray":
                 tray = rd.catalog.get(up.slug)
                 src = tray.source_of(tray.power_field)
-                row = EnvelopeRow(f"tray:{up.slug}", "parts_sum", f"{tray.name} published maximum",
+                what = "estimated maximum" if src.tag == "estimate" else "published maximum"
+                row = EnvelopeRow(f"tray:{up.slug}", "parts_sum", f"{tray.name} {what}",
                                   round(up.parts_sum_w / 1000, 3), up.power_w / 1000, src.title,
                                   src.tag, "information: the published system figure is used")
                 if row not in rows:

@@ -148,8 +148,9 @@ def _num(text: str) -> bool:
     return text.replace(",", "").replace(".", "").replace("-", "").isdigit()
 
 
-def metric_lines(m: dict[str, Any], keys: list[str]) -> list[str]:
-    """``  label  value  unit`` lines; capex carries its completeness."""
+def metric_lines(m: dict[str, Any], keys: list[str], width: int | None = None) -> list[str]:
+    """``  label  value  unit`` lines; capex carries its completeness. A unit text that
+    would pass ``width`` columns wraps under the unit column."""
     rows = []
     for k in keys:
         value = fmt(m[k])
@@ -166,8 +167,14 @@ def metric_lines(m: dict[str, Any], keys: list[str]) -> list[str]:
             unit += (f" (lower bound: {_n(m['power_unknown_parts_count'], 'part')} "
                      "with unpublished power)")
         rows.append((metric_label(k), value, unit))
-    width = max(len(r[0]) for r in rows)
-    return [f"  {a.ljust(width)}  {b:>12}  {c}" for a, b, c in rows]
+    label_w = max(len(r[0]) for r in rows)
+    lines = [f"  {a.ljust(label_w)}  {b:>12}  {c}" for a, b, c in rows]
+    indent = " " * (2 + label_w + 2 + 12 + 2)
+    if width is None or width <= len(indent) + 20:
+        return lines
+    return [line if len(line) <= width else textwrap.fill(
+        line, width, subsequent_indent=indent, break_long_words=False,
+        break_on_hyphens=False) for line in lines]
 
 
 def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None, *,
@@ -177,7 +184,7 @@ def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None,
     out = [data["design"]["name"], f"  design file: {data['design']['source_file']}", ""]
     keys = [k for k in HEADLINE + [k for k in (extra_metrics or []) if k not in HEADLINE]
             if k in m and not (k.startswith(FABRIC_METRICS) and not t.get("fabric"))]
-    out += metric_lines(m, keys)
+    out += metric_lines(m, keys, None if wide else (width or terminal_width()))
     for name, title, cols in SECTIONS:
         if name not in t or (name in ("fabric", "power_envelopes", "power_supply") and not t[name]):
             continue
