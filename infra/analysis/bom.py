@@ -107,6 +107,8 @@ class _Tree:
             inner: dict[str, Counter] = {}
             parts = {}
             for inst in lay.instances.values():
+                if getattr(inst.part, "integrated", False):
+                    continue  # ports on a GPU's die (Gaudi 3): part of the GPU, not bought apart
                 parts[inst.part.slug] = inst.part
                 if inst.parent is None:
                     top[inst.part.slug] += 1
