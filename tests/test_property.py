@@ -1,7 +1,16 @@
 """Property: on generated small designs of every scale-up shape (NVL72 in-rack, NVL36x2
 back-to-back, HGX/DGX tray, two-tier GH200-style domains over chassis racks and
-switch-only L2 racks, switchless MI300X mesh), the template-based (counted) figures equal
-those read off a fully expanded cluster graph with plain graph algorithms."""
+switch-only L2 racks, NVL576-style two-tier domains over NVL36 racks, switchless MI300X
+Infinity Fabric and Gaudi 3 RoCE meshes), the template-based (counted) figures equal those read off a fully expanded
+cluster graph with plain graph algorithms.
+
+Bisection, as documented in :mod:`infra.topology.scaleup`: the smallest per-direction
+capacity of a cut splitting a domain's GPUs into two equal halves, switch chips free to
+sit on either side. On the expanded graph it is a networkx ``minimum_cut`` between a
+source tied to one half and a sink tied to the other; the minimum is taken over every
+split for domains of up to 8 GPUs, and otherwise over the topology-aligned halves
+(first / second half of racks and trays), interleaved halves and seeded random
+halves (any of them below the counted figure fails the test)."""
 
 from __future__ import annotations
 
@@ -47,6 +56,23 @@ GH200 = """\
     contents:
       - {type: nvidia-nvlink4-switch, count: L2TRAYS}
 """
+NVL36L2 = """\
+  nvl36l1:
+    type: nvidia-gb200-nvl72-rack
+    contents:
+      - {type: nvidia-gb200-compute-tray, count: 9}
+      - {type: nvidia-nvlink5-switch-tray, count: 9}
+  nvl5l2:
+    type: nvidia-gb200-nvl72-rack
+    contents:
+      - {type: nvidia-nvlink5-switch-tray, count: L5TRAYS}
+"""
+GAUDI3 = """\
+  g3:
+    type: generic-42u-air-rack
+    contents:
+      - {type: intel-gaudi3-8x-oam-server, count: G3TRAYS}
+"""
 MI300X = """\
   mi:
     type: generic-42u-air-rack
@@ -69,8 +95,11 @@ def designs(draw):
     gh_chassis = draw(st.sampled_from([2, 4]))  # chassis racks per domain
     l2_trays = draw(st.integers(1, 3))  # per switch-only rack
     mi_racks = draw(st.integers(0, 2))
+    nvl576_domains = draw(st.integers(0, 1))  # NVL576-style: 2 NVL36 racks under L2
     racks = (NVL72 + NVL36 + DGX.replace("TRAYS", str(trays))
              + GH200.replace("L2TRAYS", str(l2_trays))
+             + NVL36L2.replace("L5TRAYS", str(draw(st.integers(1, 3))))
+             + GAUDI3.replace("G3TRAYS", str(draw(st.integers(1, 3))))
              + MI300X.replace("MITRAYS", str(draw(st.integers(1, 4)))))
     pod = ["  p:", "    racks: {" + ", ".join(
         f"{k}: {v}" for k, v in (("nvl72", nvl72_racks), ("dgx", dgx_racks)) if v) + "}"]
@@ -89,6 +118,14 @@ def designs(draw):
     if mi_racks:
         pod += ["  mip:", f"    racks: {{mi: {mi_racks}}}"]
         subs += ", mip: 1"
+    g3_racks = draw(st.integers(0, 2))
+    if g3_racks:
+        pod += ["  g3p:", f"    racks: {{g3: {g3_racks}}}"]
+        subs += ", g3p: 1"
+    if nvl576_domains:
+        pod += ["  n576:", "    racks: {nvl36l1: 2, nvl5l2: 1}",
+                "    scale_up: {racks_per_domain: 2}", "    cooling: [{type: aws-irhx}]"]
+        subs += ", n576: 1"
     if not nvl72_racks and not dgx_racks:
         pod[1] = "    racks: {}"
     text = ("name: generated\nracks:\n" + racks + "pods:\n" + "\n".join(pod) + "\n"
@@ -122,6 +159,61 @@ def test_counted_figures_equal_expanded_graph(text, tmp_path_factory, catalog):
     trays = sum(1 for _, k in g.nodes(data="kind") if k == "compute_tray")
     assert trays == m["compute_trays"]
     _check_memory_and_tiers(rd, g, comps, a)
+    _check_bisection(rd, g)
+
+
+_BISECTIONS: dict = {}  # expanded graph (without instance prefixes) -> its bisection
+
+
+def _check_bisection(rd, g):
+    """Per-domain bisection (multiset over domains), counted vs min cuts on the expanded
+    graph (see the module docstring)."""
+    from collections import Counter
+
+    from infra.topology.scaleup import scale_up_domains
+
+    nv = nx.Graph()
+    nv.add_nodes_from(n for n, k in g.nodes(data="kind") if k == "gpu")
+    nv.add_edges_from((u, v, {"capacity": d["gbyte_s"]}) for u, v, d in g.edges(data=True)
+                      if d.get("kind") == "nvlink")
+    seen: Counter = Counter()
+    for comp in nx.connected_components(nv):
+        sub = nv.subgraph(comp)
+        gpus = sorted(n for n in comp if g.nodes[n]["kind"] == "gpu")
+        # instances of one template differ only by their prefix: cut each graph once
+        key = (len(gpus), frozenset((*sorted((u.split("/", 1)[1], v.split("/", 1)[1])),
+                                     d["capacity"]) for u, v, d in sub.edges(data=True)))
+        if key not in _BISECTIONS:
+            _BISECTIONS[key] = expanded_bisection(sub, gpus)
+        seen[round(_BISECTIONS[key], 3)] += 1
+    want: Counter = Counter()
+    for d in scale_up_domains(rd):
+        want[round(d.bisection_gbyte_s, 3)] += d.count
+    assert seen == want
+
+
+def expanded_bisection(sub: nx.Graph, gpus: list[str]) -> float:
+    """Smallest min cut between two equal halves of ``gpus`` in ``sub`` (edge attribute
+    ``capacity``, GB/s per direction); 0 for a single GPU."""
+    import itertools
+    import random
+
+    n = len(gpus)
+    if n < 2:
+        return 0.0
+    if n <= 8:  # every split, each once (gpus[0] on side A)
+        splits = [list(a) for a in itertools.combinations(gpus, n // 2) if a[0] == gpus[0]]
+    else:
+        rng = random.Random(n)
+        splits = [gpus[:n // 2], gpus[::2]] + [rng.sample(gpus, n // 2) for _ in range(6)]
+    return min(_cut(sub, a, [x for x in gpus if x not in set(a)]) for a in splits)
+
+
+def _cut(sub: nx.Graph, a: list[str], b: list[str]) -> float:
+    h = nx.Graph(sub)
+    h.add_edges_from(("SRC", x) for x in a)  # no capacity attribute: infinite
+    h.add_edges_from((x, "SNK") for x in b)
+    return nx.minimum_cut_value(h, "SRC", "SNK")
 
 
 def _check_memory_and_tiers(rd, g, comps, a):

@@ -1,4 +1,5 @@
-"""Every field of the design format carries a description (editors show it on hover)."""
+"""Every field of the design and catalog formats carries a description (editors show it
+on hover)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,26 @@ def test_tray_wiring_and_source_fields_have_descriptions():
         sourced = [m for m in missing if m.split(".")[0] == model.__name__ and m.split(".")[1] in
                    ("sources", "figure_sources", "choices", "notes", "slug", "vendor", "name")]
         assert sourced == [], kind
+
+
+def test_every_catalog_field_has_a_description():
+    """Every property of every catalog kind's schema (nested models included)."""
+    from infra.models.catalog import KIND_MODELS
+
+    missing = {kind: undescribed(model.model_json_schema()) for kind, model in KIND_MODELS.items()}
+    assert {k: v for k, v in missing.items() if v} == {}
+
+
+def test_committed_catalog_schemas_carry_descriptions():
+    import json
+
+    from infra.models.catalog import KIND_MODELS
+    from infra.models.schema import SCHEMA_DIR
+
+    for kind in KIND_MODELS:
+        schema = json.loads((SCHEMA_DIR / f"catalog-{kind}.schema.json").read_text(encoding="utf-8"))
+        assert undescribed(schema) == [], kind
+    gpu = json.loads((SCHEMA_DIR / "catalog-gpu.schema.json").read_text(encoding="utf-8"))
+    assert "GB/s, per direction" in gpu["$defs"]["ScaleUpPorts"]["properties"]["link_gbyte_s"]["description"]
+    nic = json.loads((SCHEMA_DIR / "catalog-nic.schema.json").read_text(encoding="utf-8"))
+    assert "integrated" in nic["properties"]["role"]["description"]

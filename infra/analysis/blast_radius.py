@@ -361,9 +361,12 @@ class _Ctx:
                     failed = {f"{tnode}.{g}" for g in lost}
                     eff = Effect(eff.lost, eff.degraded, eff.fraction,
                                  domain_effect(dom, failed, self.mode).partitions)
+                note = "scale-out share kept by the worst affected GPU (all flows at once)"
+                if getattr(lay.instances[worst].part, "integrated", False):
+                    note += ("; ports on the accelerator's own die: it keeps its scale-up mesh, "
+                             "its scale-out ports go with it")
                 self.add(kind, f"{slug} in {tray.slug}", trays * len(names), dom, eff,
-                         1 if eff.lost and dom.gpus > 1 else 0,
-                         "scale-out share kept by the worst affected GPU (all flows at once)")
+                         1 if eff.lost and dom.gpus > 1 else 0, note)
 
     @staticmethod
     def _key(e: Effect) -> tuple:

@@ -10,6 +10,8 @@ import annotated_types as at
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import Strict as _StrictType
 
+from infra.models.field_docs import field_description
+
 # Numeric domains (issue 18). Every number read from a file is finite (no inf/NaN, also
 # not as the strings "inf" or "1e999"), is a real number (no booleans: `count: yes`
 # is an error) and has a physical upper bound that the JSON Schema states. Counts are
@@ -126,6 +128,12 @@ class Strict(BaseModel):
             if bound is not None and not _bounded(info.metadata):
                 info.metadata.append(at.Le(bound[0]))
                 changed = True
+        for name, info in cls.model_fields.items():
+            if not info.description:
+                doc = field_description(cls.__name__, name, info.default)
+                if doc:
+                    info.description = doc
+                    changed = True
         if changed:
             cls.model_rebuild(force=True)
 

@@ -140,14 +140,33 @@ def _check_wired(lay: TrayLayout, catalog) -> None:
     wired = {(e.instance.name, e.host_link or e.instance.part.host_links[0].name)  # type: ignore[attr-defined]
              for link in lay.links for e in (link.a, link.b) if isinstance(e.instance.part, Nic)}
     for i, a in enumerate(lay.assignments):
+        nic: Nic = lay.instances[a.nic].part  # type: ignore[assignment]
+        if nic.integrated:
+            _check_integrated(lay, catalog, a, nic)
+            continue
         if a.to == a.nic:
             continue
-        nic: Nic = lay.instances[a.nic].part  # type: ignore[assignment]
         iface = next(x for x in nic.interfaces if x.name == a.interface)
         if (a.nic, iface.host_link) not in wired:
             raise _err(catalog, lay.tray, f"{a.nic}:{a.interface} is driven by {a.to} but host "
                        f"link {a.nic}@{iface.host_link} has no PCIe link", ("links",),
                        hint=f"add a link from {a.nic}@{iface.host_link} toward {a.to}")
+
+
+def _check_integrated(lay: TrayLayout, catalog, a: Assignment, nic: Nic) -> None:
+    """An integrated NIC (ports on a GPU's die) serves exactly one GPU of its type."""
+    gpu = lay.instances.get(a.to)
+    if gpu is None or gpu.part.slug != nic.integrated_in:
+        found = f"is assigned to {a.to}" if a.to != a.nic else "is not assigned"
+        raise _err(catalog, lay.tray, f"{a.nic}:{a.interface} ({nic.slug}) {found}; its ports are "
+                   f"on a {nic.integrated_in} die", ("nic_assignments",),
+                   hint=f"assign {a.nic} to the {nic.integrated_in} GPU instance that carries it")
+    others = {b.nic for b in lay.assignments if b.to == a.to and b.nic != a.nic
+              and lay.instances[b.nic].part.integrated}  # type: ignore[attr-defined]
+    if others:
+        raise _err(catalog, lay.tray, f"GPU {a.to} is given two integrated NICs ({a.nic}, "
+                   f"{sorted(others)[0]})", ("nic_assignments",),
+                   hint="one integrated NIC per GPU: list all of its scale-out ports in one NIC type")
 
 
 def _expand_superchip(lay, name, part: Superchip, comp, catalog, file, ci) -> None:
@@ -177,6 +196,10 @@ def _endpoint(lay: TrayLayout, text: str, catalog, tray, path) -> Endpoint:
         if host_link not in known:
             raise _err(catalog, tray, f"NIC {name!r} has no host link {host_link!r}", path,
                        hint=f"known: {known}")
+    elif isinstance(inst.part, Nic) and inst.part.integrated:
+        raise _err(catalog, tray, f"NIC {name!r} ({inst.part.slug}) is integrated in its GPU's die "
+                   "and has no PCIe link", path,
+                   hint=f"remove this link; assign {name} to its GPU in nic_assignments")
     elif isinstance(inst.part, Nic) and len(inst.part.host_links) > 1:
         raise _err(catalog, tray, f"NIC {name!r} has several host links; name one", path,
                    hint=f"write {name}@{inst.part.host_links[0].name}")

@@ -193,18 +193,52 @@ class NicInterface(Strict):
 
     name: str
     port: str
-    host_link: str
+    host_link: str | None = None  # None only on an integrated NIC (no PCIe host link)
     gbit_s: PosFloat
     protocols: list[str] = []
 
 
 class Nic(Part, Powered):
+    """A network adapter. ``role: integrated`` describes Ethernet ports on an accelerator's
+    own die used for scale-out (Intel Gaudi 3: 3 of its 24 x 200 GbE RoCE ports per
+    accelerator on the HLS-Gaudi3 baseboard): no PCIe host link, ``integrated_in`` names
+    the GPU type, and the tray assigns each such NIC instance to one GPU of that type."""
+
     kind: Literal["nic"] = "nic"
-    role: Literal["nic", "dpu", "supernic"] = "nic"
+    role: Literal["nic", "dpu", "supernic", "integrated"] = "nic"
+    integrated_in: Slug | None = None
     ports: list[NicPort]
-    host_links: list[NicHostLink]
+    host_links: list[NicHostLink] = []
     interfaces: list[NicInterface]
     max_power_w: PosFloat | None = None
+
+    @property
+    def integrated(self) -> bool:
+        """True for ports on a GPU's own die (:attr:`integrated_in`)."""
+        return self.role == "integrated"
+
+    @model_validator(mode="after")
+    def _check_integrated(self):  # noqa: ANN202
+        if self.integrated:
+            if self.integrated_in is None:
+                raise ValueError("role integrated needs integrated_in: the GPU type whose die "
+                                 "carries the ports")
+            if self.host_links:
+                raise ValueError("an integrated NIC has no PCIe host_links (its ports are on the "
+                                 "GPU's die); remove them")
+            for i in self.interfaces:
+                if i.host_link is not None:
+                    raise ValueError(f"interface {i.name!r}: an integrated NIC has no host_link")
+        else:
+            if self.integrated_in is not None:
+                raise ValueError("integrated_in is only for role: integrated")
+            if not self.host_links:
+                raise ValueError("host_links: a NIC needs at least one PCIe host link "
+                                 "(or role: integrated for ports on a GPU's die)")
+            for i in self.interfaces:
+                if i.host_link is None:
+                    raise ValueError(f"interface {i.name!r} needs a host_link")
+        return self
 
     @model_validator(mode="after")
     def _check_refs(self):  # noqa: ANN202
@@ -219,7 +253,7 @@ class Nic(Part, Powered):
         for i in self.interfaces:
             if i.port not in ports:
                 raise ValueError(f"interface {i.name!r}: port {i.port!r} not in {sorted(ports)}")
-            if i.host_link not in links:
+            if i.host_link is not None and i.host_link not in links:
                 raise ValueError(
                     f"interface {i.name!r}: host_link {i.host_link!r} not in {sorted(links)}"
                 )

@@ -14,11 +14,21 @@ Wiring rules
   cross-rack cable set ``xrack``.
 - Two-tier domains (DGX GH200, NVL576-style): a pod's racks that hold only NVLink
   switch trays are tier 2 (L2); the switch trays in the compute racks are tier 1 (L1).
-  Every L1 chip sends ``min(free ports, L2 ports / L1 chips)`` uplinks, spread evenly
-  (round-robin) over all L2 chips, over the cable set ``xrack``. DGX GH200: 192 L1 chips
-  x 24 uplinks = 4,608 = 72 L2 chips x 64 ports (non-blocking).
-- Tray domains: HGX baseboards wire GPUs to the tray's switch chips round-robin (H100:
-  18 links over 4 chips = 5/5/4/4); AMD's mesh joins every GPU pair with one link.
+  Every L1 chip sends ``min(free ports, L2 ports / L1 chips)`` uplinks over the cable set
+  ``xrack`` into its *plane* of L2 chips: with ``k = gcd(L1 chips per rack, L2 chips)``,
+  chip *j* of every rack joins plane ``j mod k`` and spreads its uplinks evenly over that
+  plane's ``L2 / k`` chips. DGX GH200: 192 L1 chips x 24 uplinks = 4,608 = 72 L2 chips x
+  64 ports (non-blocking), 6 planes of 12 L2 chips.
+- Tray domains: HGX baseboards wire every GPU to the tray's switch chips with the same
+  pattern (H100: 18 links over 4 chips = 5/5/4/4); AMD's mesh joins every GPU pair with
+  one link.
+
+Bisection (``bisection_gbyte_s``) is the smallest capacity, per direction, of a cut
+that splits the domain's GPUs into two equal halves, switch chips free to sit on either
+side (a min cut between the halves). Switched: ``GPUs / 2 x per-GPU bandwidth``, capped
+by the cross-rack links (two racks) or half the L1 uplinks (two tiers); mesh: ``(n/2)^2``
+peer links. ``tests/test_property.py`` checks it with networkx min cuts on expanded
+graphs (exhaustively for 8-GPU domains).
 
 Node attribute ``tier`` (1 or 2) marks switch chips and trays. Racks are ``r0, r1, ...``:
 compute racks first, then switch-only racks (:attr:`ScaleUpDomain.rack_layouts` names
@@ -30,7 +40,7 @@ Example
 
     [r0.t0.sc0.gpu0]==1 link==[r0.s0.c0]==36 links (xrack)==[r1.s0.c0]==[r1.t0.sc0.gpu0]
 
-    two tiers:  [r0.t0.sc0.gpu0]==3==[r0.s0.c0 (L1)]==1 (xrack)==[r32.s0.c0 (L2)]
+    two tiers:  [r0.t0.sc0.gpu0]==3==[r0.s0.c0 (L1)]==2 (xrack)==[r32.s0.c0 (L2)]
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from infra.models.expand import expand_tray
 from infra.models.parts import Gpu, NvlinkSwitchChip
 from infra.models.resolve import DomainShape, ResolvedDesign
 from infra.models.systems import ComputeTray
+from infra.topology.tiers import l2_cut, local, tier_wire
 
 
 @dataclass(frozen=True)
@@ -165,7 +176,9 @@ def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
     t1 = [c for cs in b.chips[1] for c in cs]
     cross = up = 0
     if spine:
-        up = _tier_wire(rd, g, t1, [c for cs in b.chips[2] for c in cs], b.t1_part, b.t2_part)
+        sizes = {len(cs) for cs in b.chips[1]}
+        up = tier_wire(rd, g, t1, [c for cs in b.chips[2] for c in cs], b.t1_part, b.t2_part,
+                        sizes.pop() if len(sizes) == 1 else 1)
     elif len(racks) == 2:
         cross = _cross_wire(g, b.chips[1], b.t1_part)
     links = b.gpu_part.scale_up.links  # type: ignore[union-attr]
@@ -173,9 +186,8 @@ def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
     bis = b.gpus / 2 * per_gpu
     if cross:
         bis = min(bis, cross * b.t1_part.port_gbyte_s)
-    if up:  # the worst even split sends half of all L1 uplinks across
-        rate = min(b.t1_part.port_gbyte_s, b.t2_part.port_gbyte_s)  # type: ignore[union-attr]
-        bis = min(bis, up / 2 * rate)
+    if up:
+        bis = min(bis, l2_cut(g, b.chips[1]))
     return ScaleUpDomain(_domain_name(shape), "rack", shape.count,
                          b.gpus, b.gpu_part, len(racks), links, per_gpu, bis,
                          len(t1) + sum(len(c) for c in b.chips[2]), cross or up, g,
@@ -233,7 +245,7 @@ class _Build:
                     gn = f"{tn}.{inst.name}"
                     g.add_node(gn, kind="gpu", slug=inst.part.slug, tray=tn, rack=rack)
                     g.add_edge(tn, gn, kind="contains")
-                    _wire(g, gn, inst.part, chips, f"{rack}.backplane", used, self.gpus)  # type: ignore[arg-type]
+                    _wire(g, gn, inst.part, chips, f"{rack}.backplane", used)  # type: ignore[arg-type]
                     self.gpus += 1
                 t += 1
         _check_ports(rd, lname, self.t1_part, used)
@@ -251,39 +263,15 @@ def _tiers(g: nx.Graph, b: _Build, cross: int, up: int) -> tuple[SwitchTier, ...
     return tuple(out)
 
 
-def _tier_wire(rd, g, t1: list[str], t2: list[str], p1: NvlinkSwitchChip, p2) -> int:
-    """Spread every L1 chip's uplinks evenly over all L2 chips; returns the uplink count."""
-    if not t1 or not t2:
-        raise TopologyError("a two-tier NVLink domain needs switch trays in its compute racks (L1) "
-                            "and in its switch-only racks (L2)", file=str(rd.file))
-    free = min(p1.ports - _local(g, c) for c in t1)
-    per = min(free, len(t2) * p2.ports // len(t1))
-    if per <= 0:
-        raise TopologyError(f"L1 switch chips ({p1.slug}) have no port left for L2: the GPUs of "
-                            "their rack use all of them", file=str(rd.file),
-                            hint="use racks with fewer GPUs per L1 chip (e.g. NVL36) or more L1 trays")
-    g.add_node("xrack", kind="nvlink_backplane")
-    m, used = len(t2), Counter()
-    for i, c in enumerate(t1):
-        for k in range(min(per, m)):
-            n = per // m + (1 if k < per % m else 0)
-            c2 = t2[(i * per + k) % m]
-            g.add_edge(c, c2, kind="nvlink", links=n, gbyte_s=n * min(p1.port_gbyte_s, p2.port_gbyte_s),
-                       via="xrack")
-            used[c2] += n
-    worst = max(used.values())
-    if worst > p2.ports:
-        raise TopologyError(f"L2 switch chip needs {worst} ports, {p2.slug} has {p2.ports}",
-                            file=str(rd.file), hint="add L2 switch trays")
-    return per * len(t1)
-
-
-def _wire(g, gpu_node, gpu: Gpu, chips: list[str], via: str, used: Counter, index: int) -> None:
+def _wire(g, gpu_node, gpu: Gpu, chips: list[str], via: str, used: Counter) -> None:
+    """Spread a GPU's links over ``chips``, the first ``links % chips`` chips taking one
+    more; every GPU uses the same pattern (HGX H100: 5/5/4/4 over 4 NVSwitches), so any
+    even split of the GPUs sees the same links on every chip from both halves."""
     if gpu.scale_up is None or not chips:
         return
     links, n = gpu.scale_up.links, len(chips)
     for k in range(n):
-        c = chips[(k + index) % n]
+        c = chips[k]
         m = links // n + (1 if k < links % n else 0)
         if m:
             g.add_edge(gpu_node, c, kind="nvlink", links=m,
@@ -310,7 +298,7 @@ def _cross_wire(g, chips_by_rack, chip: NvlinkSwitchChip) -> int:
     g.add_node("xrack", kind="nvlink_backplane")
     total = 0
     for ca, cb in zip(a, b):
-        spare = min(chip.ports - _local(g, ca), chip.ports - _local(g, cb))
+        spare = min(chip.ports - local(g, ca), chip.ports - local(g, cb))
         if spare <= 0:
             raise TopologyError(
                 f"switch chip {ca} has no port left for the other rack ({chip.ports} ports, all "
@@ -321,10 +309,6 @@ def _cross_wire(g, chips_by_rack, chip: NvlinkSwitchChip) -> int:
                        via="xrack")
             total += spare
     return total
-
-
-def _local(g, chip: str) -> int:
-    return sum(d["links"] for _, _, d in g.edges(chip, data=True) if d.get("kind") == "nvlink")
 
 
 def _tray_domains(rd: ResolvedDesign) -> list[ScaleUpDomain]:
@@ -359,12 +343,12 @@ def _tray_domain(rd: ResolvedDesign, tray: ComputeTray, trays: int) -> ScaleUpDo
                             hint="add the GPU's scale_up (links, link_gbyte_s) to its catalog "
                             "entry, or remove the switch chips from the tray")
     used: Counter = Counter()
-    for i, inst in enumerate(gpus):
+    for inst in gpus:
         g.add_node(f"t0.{inst.name}", kind="gpu", slug=inst.part.slug, tray="t0")
         g.add_edge("t0", f"t0.{inst.name}", kind="contains")
         if chips:
             _wire(g, f"t0.{inst.name}", inst.part, [f"t0.{c.name}" for c in chips],
-                  "t0.baseboard", used, i)
+                  "t0.baseboard", used)
     topology = "switched" if chips and su else "none"
     n = len(gpus)
     if su and su.topology == "mesh" and n > 1:

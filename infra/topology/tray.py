@@ -55,6 +55,9 @@ def _build(lay: TrayLayout) -> nx.Graph:
         g.add_edge(hub, grp.cpu, kind="c2c", gbyte_s=grp.gbyte_s)
         for gpu in grp.gpus:
             g.add_edge(gpu, hub, kind="c2c", gbyte_s=grp.gbyte_s)
+    for asg in lay.assignments:  # ports on a GPU's own die: no PCIe between them
+        if getattr(lay.instances[asg.nic].part, "integrated", False) and asg.to != asg.nic:
+            g.add_edge(asg.to, asg.nic, kind="on_die")
     for link in lay.links:
         a, b = link.a.instance.name, link.b.instance.name
         host_link = link.a.host_link or link.b.host_link
@@ -80,7 +83,9 @@ def tray_flows(tray: ComputeTray, catalog: Catalog) -> list[Flow]:
     """One flow per NIC interface assigned to a GPU/CPU, along its PCIe/C2C path.
 
     The path runs from the source to the NIC's host link named by the interface,
-    never through another NIC; ``contains`` edges are not traversed.
+    never through another NIC; ``contains`` edges are not traversed. An integrated NIC
+    (ports on the GPU's die, Gaudi 3) is reached over one ``on_die`` edge that no other
+    flow shares.
     """
     lay = expand_tray(tray, catalog)
     g = tray_graph(tray, catalog)
@@ -94,6 +99,10 @@ def tray_flows(tray: ComputeTray, catalog: Catalog) -> list[Flow]:
             continue  # unassigned interface: no host drives it
         nic: Nic = lay.instances[a.nic].part  # type: ignore[assignment]
         iface = next(i for i in nic.interfaces if i.name == a.interface)
+        if nic.integrated:  # the GPU drives its own ports: only the port limits the flow
+            flows.append(Flow(a.to, a.nic, iface.name, g.nodes[a.nic]["network"], iface.gbit_s,
+                              ((a.to, a.nic),), f"{a.nic}.{iface.port}"))
+            continue
         entry = [nb for nb in g.neighbors(a.nic)
                  if g.edges[a.nic, nb].get("host_link") in (iface.host_link, None)
                  and g.edges[a.nic, nb]["kind"] == "pcie"]

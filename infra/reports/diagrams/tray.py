@@ -68,6 +68,8 @@ def tray_diagram(analysis, slug: str, states: dict[str, str] | None = None,
         key = " -- ".join(sorted((a, b)))
         if d["kind"] == "c2c":
             text = f"C2C {num(d['gbyte_s'], 'GB/s', 0)}"
+        elif d["kind"] == "on_die":  # ports on the GPU's own die (Gaudi 3): no PCIe
+            text = "on die"
         else:
             text = f"Gen{d['gen']} x{d['lanes']}\n{num(d['gbyte_s'], 'GB/s')}"
         attrs = {}
