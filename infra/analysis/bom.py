@@ -92,23 +92,31 @@ class _Tree:
                      "system")
 
     def tray_parts(self, node: _Node, tray: ComputeTray, n: int) -> None:
-        lay = expand_tray(tray, self.catalog)
-        top: Counter = Counter()
-        inner: dict[str, Counter] = {}
-        parts = {}
-        for inst in lay.instances.values():
-            if getattr(inst.part, "integrated", False):
-                continue  # ports on a GPU's die (Gaudi 3): part of the GPU, not bought apart
-            parts[inst.part.slug] = inst.part
-            if inst.parent is None:
-                top[inst.part.slug] += 1
-            else:
-                inner.setdefault(lay.instances[inst.parent].part.slug, Counter())[
-                    inst.part.slug] += 1
+        top, inner, parts = self._breakdown(tray)
         for slug, k in top.items():
             child = self.add(node, parts[slug], n * k, tray.slug, "system")
             for sub, m in inner.get(slug, {}).items():
                 self.add(child, parts[sub], n * m, slug, "system")
+
+    def _breakdown(self, tray: ComputeTray) -> tuple[Counter, dict[str, Counter], dict]:
+        """(top-level part counts, counts inside each, parts) of one tray, once per type."""
+        cache = self.__dict__.setdefault("_trays", {})
+        if tray.slug not in cache:
+            lay = expand_tray(tray, self.catalog)
+            top: Counter = Counter()
+            inner: dict[str, Counter] = {}
+            parts = {}
+            for inst in lay.instances.values():
+                if getattr(inst.part, "integrated", False):
+                    continue  # ports on a GPU's die (Gaudi 3): part of the GPU, not bought apart
+                parts[inst.part.slug] = inst.part
+                if inst.parent is None:
+                    top[inst.part.slug] += 1
+                else:
+                    inner.setdefault(lay.instances[inst.parent].part.slug, Counter())[
+                        inst.part.slug] += 1
+            cache[tray.slug] = (top, inner, parts)
+        return cache[tray.slug]
 
     def rows(self) -> list[BomRow]:
         out: list[BomRow] = []

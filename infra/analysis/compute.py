@@ -177,6 +177,14 @@ def domain_memory(rd: ResolvedDesign, dom) -> ComputeSummary | None:
     """
     if dom.scope == "gpu":
         return None
+    memo = rd.__dict__.setdefault("_domain_memory", {})  # domains share graphs: once each
+    hit = memo.get(id(dom.graph))
+    if hit is None:
+        hit = memo[id(dom.graph)] = (dom.graph, _domain_memory(rd, dom))  # keeps id() valid
+    return hit[1]
+
+
+def _domain_memory(rd: ResolvedDesign, dom) -> ComputeSummary:
     gpus: Counter = Counter()
     cpus: Counter = Counter()
     mem: list[tuple[float | None, int]] = []

@@ -106,7 +106,8 @@ def _item_power(item: LayoutItem, rd: ResolvedDesign) -> tuple:
 
 def elevation_rows(elevations: list[RackElevation]) -> list[dict]:
     """One row per mounted unit, for the ``rack_elevation`` table."""
-    return [{"layout": e.layout, "rack_type": e.rack_type, "position_u": s.position_u,
+    return [{"layout": e.layout, "rack_type": e.rack_type, "racks": e.racks,
+             "position_u": s.position_u,
              "height_u": s.height_u, "unit": s.slug, "kind": s.kind, "role": s.role or "",
              "power_w": _r(s.power_w), "liquid_w": _r(s.liquid_w), "air_w": _r(s.air_w)}
             for e in elevations for s in e.slots]

@@ -228,7 +228,8 @@ def _in_rack(rd, f: FabricResult, tors: list[tuple[str, str]], p: Placement) -> 
         if u + h - 1 >= low:
             raise InfeasibleDesignError(
                 f"fabric {f.name!r}: rack {rack} has {low - 1}U free below its contents, "
-                f"{t.switches_per_rack} x {h:g}U ToRs need {t.switches_per_rack * h:g}U",
+                f"{f.spec.tiers[0].switches_per_rack} x {h:g}U ToRs need "
+                f"{f.spec.tiers[0].switches_per_rack * h:g}U",
                 file=str(rd.file), path=("fabrics", f.name, "tiers", 0, "switches_per_rack"),
                 hint="use fewer or smaller ToRs, or list them in the rack's contents")
         used_by_rack[rack] = k + 1
@@ -240,29 +241,50 @@ def network_elevations(rd: ResolvedDesign, p: Placement | None = None) -> list:
 
     Slots carry each switch with its switch-end optics; a slot's power is None when the
     switch's figure is unpublished, and the rack's ``it_kw`` is then the published part
-    (a lower bound). All network-rack power is air heat.
+    (a lower bound). All network-rack power is air heat. Without ``p`` the racks are
+    counted from the design's templates (:mod:`infra.analysis.netracks`), at a cost
+    that does not grow with the GPU count; with it, from its placed switches.
     """
+    groups: dict[tuple, list] = {}  # (rack type, switch positions) -> [slots, racks]
+    if p is None:
+        from infra.analysis.netracks import network_rack_counts, rack_slots
+
+        rack = rd.catalog.get(NETWORK_RACK)
+        for f, tier, k, n in network_rack_counts(rd):
+            top, h, _ = rack_slots(rd, f, tier)
+            t = f.tiers[tier]
+            w, unknown = switch_power_w(rd, f, tier)
+            sw = [(int(top - j * (h + 1) - h + 1), h, t.switch, t.role, w, unknown)
+                  for j in range(k)]
+            _group(groups, (rack.slug, rack.u_height), sw, n)  # type: ignore[attr-defined]
+    else:
+        for r in p.racks:
+            sw = [(s.u, s.height_u, s.slug, s.role, s.power_w, s.unknown)
+                  for s in map(p.switches.__getitem__, r.switches)]
+            _group(groups, (r.rack_type, r.u_height), sw, 1)
+    return [_elevation(rd, rack_type, u_height, sw, n)
+            for (rack_type, u_height, _), (sw, n) in groups.items()]
+
+
+def _group(groups: dict, rack: tuple, sw: list, n: int) -> None:
+    key = (*rack, tuple((u, slug, role) for u, _, slug, role, _, _ in sw))
+    if key in groups:
+        groups[key][1] += n
+    else:
+        groups[key] = [sw, n]
+
+
+def _elevation(rd: ResolvedDesign, rack_type: str, u_height: int, sw: list, racks: int):
     from infra.analysis.elevation import RackElevation, Slot
     from infra.units import w_to_kw
 
-    p = p or network_placement(rd)
-    groups: dict[tuple, list[NetworkRack]] = {}
-    for r in p.racks:
-        sig = tuple((p.switches[s].u, p.switches[s].slug, p.switches[s].role) for s in r.switches)
-        groups.setdefault((r.rack_type, sig), []).append(r)
-    out = []
-    for (rack_type, sig), racks in groups.items():
-        first = racks[0]
-        slots = []
-        for name in first.switches:
-            s = p.switches[name]
-            part = rd.catalog.get(s.slug)
-            w = None if s.unknown else s.power_w
-            slots.append(Slot(s.u, s.height_u, s.slug, part.name, "network_switch", s.role,
-                              w, 0.0 if w is not None else None, w))
-        roles = sorted({s[2] for s in sig})
-        label = f"network: {'/'.join(roles)} ({len(sig)} x {sig[0][1]})"
-        kw = w_to_kw(first.power_w)
-        out.append(RackElevation(label, rack_type, len(racks), first.u_height, first.used_u,
-                                 kw, 0.0, kw, tuple(slots)))
-    return out
+    slots = []
+    for u, h, slug, role, w, unknown in sw:
+        w = None if unknown else w
+        slots.append(Slot(u, h, slug, rd.catalog.get(slug).name, "network_switch", role,
+                          w, 0.0 if w is not None else None, w))
+    roles = sorted({s[3] for s in sw})
+    label = f"network: {'/'.join(roles)} ({len(sw)} x {sw[0][2]})"
+    kw = w_to_kw(sw[0][4] * len(sw))  # one tier per rack: one switch figure
+    return RackElevation(label, rack_type, racks, u_height, len(sw) * sw[0][1], kw, 0.0, kw,
+                         tuple(slots))

@@ -171,14 +171,23 @@ def _tray_power(tray: ComputeTray, catalog: Catalog, overrides: dict | None) -> 
                      summed.power_w, own.tag)
 
 
-def rack_power(rd: ResolvedDesign, layout: ResolvedLayout) -> RackPower:
-    """IT power of one rack of ``layout``; error if it exceeds the rack's usable supply."""
+def rack_power(rd: ResolvedDesign, layout: ResolvedLayout,
+               cache: dict | None = None) -> RackPower:
+    """IT power of one rack of ``layout``; error if it exceeds the rack's usable supply.
+
+    ``cache`` (part slug, cooling) -> UnitPower is shared between the layouts of one
+    design, so each unit type is priced in watts once, not once per layout.
+    """
     overrides = overrides_of(rd.design)
+    cache = {} if cache is None else cache
     units = []
     for item in layout.items:
         if isinstance(item.part, NON_IT_KINDS):
             continue
-        units.append((unit_power(item, rd.catalog, overrides), item.count))
+        key = (item.part.slug, item.cooling)
+        if key not in cache:
+            cache[key] = unit_power(item, rd.catalog, overrides)
+        units.append((cache[key], item.count))
     it = sum(u.power_w * n for u, n in units)
     liquid = sum(u.liquid_w * n for u, n in units)
     typ = sum(u.typical_w * n for u, n in units)
@@ -214,7 +223,9 @@ def design_power(rd: ResolvedDesign, fabrics: list | None = None) -> DesignPower
     """Power of every rack layout, the fabrics (``FabricResult`` list) and the design."""
     fabrics = fabrics or []
     check_overrides(rd)
-    racks = tuple(rack_power(rd, rd.layouts[n]) for n in rd.layouts if rd.rack_counts.get(n))
+    units: dict = {}
+    racks = tuple(rack_power(rd, rd.layouts[n], units) for n in rd.layouts
+                  if rd.rack_counts.get(n))
     fabric = sum(f.power_kw for f in fabrics)
     fabric_typ = sum(getattr(f, "power_typical_kw", f.power_kw) for f in fabrics)
     share = _summed_node_share(rd, racks)

@@ -120,12 +120,7 @@ class DesignAnalysis:
             "power_envelopes": envelope_table(self.envelopes),
             "power_supply": supply_rows(self.power),
             "server_psus": server_psu_rows(self.rd),
-            "power_by_part": [
-                {"layout": r.layout, "unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
-                 "max_w_each": pp.max_w, "typical_w_each": pp.typical_w, "heat_to": pp.medium,
-                 "tag": pp.tag, "counted": u.basis != "published system figure",
-                 "bound_w_each": pp.bound_w}
-                for r in self.power.racks for u, _n in r.units for pp in u.parts],
+            "power_by_part": _part_rows(self.power.racks),
             "power_by_unit": [
                 {"layout": r.layout, "unit": u.slug, "kind": u.kind, "count_per_rack": n,
                  "power_w_per_unit": _r(u.power_w), "typical_w_per_unit": _r(u.typical_w),
@@ -279,6 +274,22 @@ class DesignAnalysis:
             "metrics": self.metrics(),
             "tables": self.tables(),
         }
+
+
+def _part_rows(racks) -> list[dict]:
+    """Power by part, once per unit type: a unit's parts are the same in every layout that
+    holds it, so a 1,000-layout hall lists them once, with the number of layouts."""
+    rows: dict[tuple, tuple[dict, set]] = {}
+    for r in racks:
+        for u, _n in r.units:
+            for pp in u.parts:
+                row = {"unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
+                       "max_w_each": pp.max_w, "typical_w_each": pp.typical_w,
+                       "heat_to": pp.medium, "tag": pp.tag,
+                       "counted": u.basis != "published system figure",
+                       "bound_w_each": pp.bound_w}
+                rows.setdefault(tuple(row.values()), (row, set()))[1].add(r.layout)
+    return [{**row, "layouts": len(layouts)} for row, layouts in rows.values()]
 
 
 def _flat_rows(rows: list) -> list[dict]:

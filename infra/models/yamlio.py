@@ -56,9 +56,9 @@ ALLOWED_TAGS = frozenset(
     _CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp", "seq", "map", "merge")
 )
 
-try:  # libyaml is 5-10x faster when present
-    _Parser: type = yaml.CParser  # type: ignore[attr-defined]
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
+try:  # libyaml is 5-10x faster when present (``yaml.CParser`` is not exported: use cyaml)
+    from yaml.cyaml import CParser as _Parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the PyYAML build
     from yaml.composer import Composer
     from yaml.parser import Parser
     from yaml.reader import Reader
@@ -126,21 +126,29 @@ def _last_line(text: str) -> int:
     return max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
 
 
+def _too_deep(exc: Exception) -> bool:
+    """The pure-Python parser recurses per nesting level; libyaml stops at 1,000 levels."""
+    return isinstance(exc, RecursionError) or (
+        isinstance(exc, yaml.scanner.ScannerError)
+        and "maximum nesting depth" in str(getattr(exc, "problem", "")))
+
+
 def _compose(text: str, path: Path, error_cls: type[InfraError]) -> tuple[Node | None, _Loader]:
     try:
         loader = _Loader(text)
         return loader.get_single_node(), loader
-    except RecursionError:  # the parser recurses per nesting level (flow brackets)
-        raise error_cls("nested too deeply to parse (brackets or indentation many hundreds "
-                        "of levels deep)", file=str(path), line=1,
-                        hint=f"flatten the structure; at most {MAX_DEPTH} levels are accepted") from None
     except yaml.reader.ReaderError as exc:
         char = exc.character
         what = f"#x{char:04x}" if isinstance(char, int) else repr(char)
         raise error_cls(f"character {what} is not allowed in YAML (control characters)",
                         file=str(path), line=_line_at(text, exc.position),
                         hint="delete it or put it in a quoted string as an escape") from None
-    except yaml.YAMLError as exc:
+    except (RecursionError, yaml.YAMLError) as exc:
+        if _too_deep(exc):
+            raise error_cls("nested too deeply to parse (brackets or indentation many "
+                            "hundreds of levels deep)", file=str(path), line=1,
+                            hint=f"flatten the structure; at most {MAX_DEPTH} levels are "
+                            "accepted") from None
         mark = getattr(exc, "problem_mark", None)
         line = min(mark.line + 1, _last_line(text)) if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -185,10 +193,12 @@ def _check(root: Node, path: Path, error_cls: type[InfraError]) -> None:
     """Tags, duplicate keys, depth, and the alias expansion budget, without expanding."""
     file = str(path)
     seen: set[int] = set()
+    shared = False  # a node reached twice is an alias target
     stack: list[tuple[Node, int, tuple]] = [(root, 1, ())]
     while stack:
         node, depth, where = stack.pop()
         if id(node) in seen:
+            shared = True
             continue
         seen.add(id(node))
         line = node.start_mark.line + 1
@@ -219,7 +229,8 @@ def _check(root: Node, path: Path, error_cls: type[InfraError]) -> None:
                 stack.append((v, depth + 1, where + (k.value[:40],)))
         elif isinstance(node, SequenceNode):
             stack.extend((c, depth + 1, where + (i,)) for i, c in enumerate(node.value))
-    _check_aliases(root, len(seen), file, error_cls)
+    if shared:  # without aliases the document is its own size: nothing to count
+        _check_aliases(root, len(seen), file, error_cls)
 
 
 def _children(node: Node) -> list[Node]:

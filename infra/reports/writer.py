@@ -164,9 +164,15 @@ def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
     out["warnings"] += notes
     jobs, owners = [], []
     embedded = 0
+    pages = [d.name for d in diagrams if d.name.startswith("rack_elevations_p")][1:]
+    if embed_pngs and pages:
+        out["warnings"].append(f"{pages[0]} .. {pages[-1]}: {len(pages):,} more rack elevation "
+                               "pages not embedded in the workbook (the first is); write them "
+                               "with --report svg")
+    later_pages = set(pages)
     for d in diagrams:
         embed = False
-        if embed_pngs:
+        if embed_pngs and d.name not in later_pages:
             if embedded >= EMBED_MAX or len(d.source) > EMBED_MAX_DOT_CHARS:
                 why = (f"more than {EMBED_MAX} diagrams" if embedded >= EMBED_MAX
                        else f"{len(d.source) // 1000:,} kB of DOT, too large to rasterise")

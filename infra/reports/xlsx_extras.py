@@ -21,6 +21,7 @@ LIVE_CHARTS = [
      "Scale-up domain availability vs spare trays", "availability", False),
 ]
 DATA_COL = 20  # the Charts sheet keeps its own sorted chart data from column T
+BLAST_BARS = 40  # a chart of 7,000 bars (1,000 layouts) reads as nothing: the worst 40
 
 
 def add_charts(wb, data: dict) -> None:
@@ -28,7 +29,8 @@ def add_charts(wb, data: dict) -> None:
 
     Power, FLOPS and the failure charts reference the analysis sheets live; the blast-radius
     chart plots a copy of its table sorted by severity (GPUs lost, then domains split, then
-    GPUs degraded), with parts that split a domain without losing GPUs marked in the label.
+    GPUs degraded), with parts that split a domain without losing GPUs marked in the label;
+    at most :data:`BLAST_BARS` bars.
     """
     tables = data["tables"]
     plots = [c for c in LIVE_CHARTS if _plottable(tables.get(c[0]), c[1], c[2])]
@@ -86,7 +88,8 @@ def _blast_chart(ws, rows: list[dict], at_row: int) -> None:
     from openpyxl.chart import BarChart, Reference
     from openpyxl.chart.series import SeriesLabel
 
-    rows = sorted(rows, key=severity)
+    total = len(rows)
+    rows = sorted(rows, key=severity)[:BLAST_BARS]
     c0 = DATA_COL
     head = ["Component (one failure)", "GPUs lost", "GPUs degraded", "Largest job still placeable"]
     for j, h in enumerate(head):
@@ -102,7 +105,8 @@ def _blast_chart(ws, rows: list[dict], at_row: int) -> None:
     n = len(rows) + 1
     chart = BarChart()
     chart.type = "bar"
-    chart.title = "Blast radius of one failure, most severe first"
+    chart.title = "Blast radius of one failure, most severe first" + (
+        f" ({len(rows)} of {total:,}; all on the Blast radius sheet)" if total > len(rows) else "")
     chart.y_axis.title = "GPUs"
     chart.height, chart.width = 7 + 0.45 * len(rows), 24
     for j in range(1, 4):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from copy import copy
 
 INPUT_COLUMNS = ("unit_price_usd", "Unit price (USD)")  # header text of editable columns
 WRAP_COLUMNS = ("note", "source", "price_source", "basis", "why", "value", "where")
@@ -115,12 +116,21 @@ def _inputs_links_wrap(ws, header_row: int) -> None:
                     c.fill = PatternFill("solid", fgColor=INPUT_FILL)
                     c.font = Font(color=INPUT_FONT)
         wrap = name.lower().split(" (")[0] in WRAP_COLUMNS
+        wrapped = None  # the first wrapped cell's style, copied to the others (no re-hash)
         for c in cells:
-            if isinstance(c.value, str) and c.value.startswith(("http://", "https://")):
-                c.hyperlink = c.value
+            v = c.value
+            if not isinstance(v, str):
+                continue
+            if v.startswith(("http://", "https://")):
+                c.hyperlink = v
                 c.style = "Hyperlink"
-            elif wrap and isinstance(c.value, str) and len(c.value) > 40:
-                c.alignment = Alignment(wrap_text=True, vertical="top")
+            elif wrap and len(v) > 40:
+                if wrapped is not None and c._style == wrapped[0]:
+                    c._style = copy(wrapped[1])
+                else:
+                    before = copy(c._style)
+                    c.alignment = Alignment(wrap_text=True, vertical="top")
+                    wrapped = (before, c._style)
 
 
 def _last_data_row(cells) -> int | None:

@@ -66,6 +66,8 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
 
             bom_cells = bom_sheet(ws, rows)
         else:
+            if table == "rack_elevation":
+                rows = elevation_runs(rows)
             _table_sheet(ws, _unknown_power(table, rows), sheet_name(table))
     if bom_cells:
         from infra.reports.xlsx_bom import link_summary
@@ -157,6 +159,49 @@ def _unknown_power(table: str, rows: list[dict]) -> list[dict]:
     return out
 
 
+RUN_KEYS = ("layout", "rack_type", "racks", "unit", "kind", "role", "height_u", "power_w",
+            "liquid_w", "air_w")
+
+
+def elevation_runs(rows: list[dict]) -> list[dict]:
+    """The rack elevation with each run of identical stacked units on one row.
+
+    A 1,000-layout hall has 35,000 mounted units; their runs are 5x fewer rows. A run
+    keeps the U of its top and bottom units (``position_u`` of the per-unit rows), so
+    every unit's position can still be read off.
+
+    Examples
+    --------
+    >>> u = {"layout": "a", "rack_type": "r", "racks": 2, "unit": "t", "kind": "k",
+    ...      "role": "", "height_u": 1.0, "power_w": 5.0, "liquid_w": 0.0, "air_w": 5.0}
+    >>> runs = elevation_runs([{**u, "position_u": 9}, {**u, "position_u": 8},
+    ...                        {**u, "position_u": 5}])
+    >>> [(r["top_position_u"], r["bottom_position_u"], r["count"]) for r in runs]
+    [(9, 8, 2), (5, 5, 1)]
+    """
+    out: list[dict] = []
+    last = None
+    for r in rows:
+        key = tuple(r.get(k) for k in RUN_KEYS)
+        pos, h = r.get("position_u"), r.get("height_u") or 0
+        if (last is not None and key == last[0] and (
+                (pos is None and last[1]["bottom_position_u"] is None)
+                or (pos is not None and last[1]["bottom_position_u"] is not None
+                    and last[1]["bottom_position_u"] - h == pos))):
+            last[1]["bottom_position_u"] = pos
+            last[1]["count"] += 1
+            continue
+        run = {"layout": r.get("layout"), "rack_type": r.get("rack_type"),
+               "racks": r.get("racks"), "top_position_u": pos, "bottom_position_u": pos,
+               "count": 1, "height_u": r.get("height_u"), "unit": r.get("unit"),
+               "kind": r.get("kind"), "role": r.get("role"),
+               "power_w_per_unit": r.get("power_w"), "liquid_w_per_unit": r.get("liquid_w"),
+               "air_w_per_unit": r.get("air_w")}
+        out.append(run)
+        last = (key, run)
+    return out
+
+
 def _table_sheet(ws, rows: list[dict], title: str = "") -> list[str]:
     """One analysis table: human headers with units, unknowns blank and marked."""
     if not rows:
@@ -227,9 +272,19 @@ def widths(ws) -> None:
     a 1,000-row one does.
     """
     for col in ws.iter_cols(max_row=min(ws.max_row, WIDTH_ROWS)):
-        width = max((min(len(str(c.value)), 16 if c.font and c.font.b else 60) for c in col
-                     if c.value is not None and not str(c.value).startswith("=")), default=8)
+        width = max((n for n in map(_width, col) if n is not None), default=8)
         ws.column_dimensions[col[0].column_letter].width = min(max(width + 2, 10), 60)
+
+
+def _width(c) -> int | None:
+    """Characters a cell needs: formulas none, bold headers at most 16 (they wrap), else 60."""
+    if c.value is None:
+        return None
+    text = str(c.value)
+    if text.startswith("="):
+        return None
+    n = len(text)  # the font is only looked at when it could matter (it costs a style lookup)
+    return 16 if n > 16 and c.has_style and c.font and c.font.b else min(n, 60)
 
 
 def write_xlsx(data: dict[str, Any], path: Path, analysis=None, pngs=()) -> Path:

@@ -36,7 +36,7 @@ def build_diagrams(analysis, data: dict, highlight: str | None = None) -> tuple[
 
     diagrams: list[Diagram] = []
     notes: list[str] = []
-    diagrams.append(elevation.rack_elevations_diagram(analysis))
+    diagrams += elevation.rack_elevation_diagrams(analysis)
     diagrams += scaleup.domain_diagrams(analysis)
     diagrams += tray.tray_diagrams(analysis)
     diagrams += fabric.fabric_diagrams(analysis)  # none when the design has no fabric

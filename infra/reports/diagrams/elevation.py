@@ -16,20 +16,43 @@ from infra.reports.diagrams.style import esc, num
 
 ROW_PX = 16
 PER_ROW = 2  # layouts side by side before wrapping to the next row
+PER_PAGE = 10  # layouts per drawing (about 150 kB of DOT, 0.1 s to render as SVG)
 SHOW_NAMES = 8  # instance names listed in full up to this many
 REAR_FILL = "#eeeeee"
 
 
-def rack_elevations_diagram(analysis) -> Diagram:
-    """Every distinct rack layout, front and rear, two layouts per row."""
-    import graphviz
+def rack_elevation_diagrams(analysis, per_page: int | None = PER_PAGE) -> list[Diagram]:
+    """The distinct rack layouts, front and rear, ``per_page`` layouts per drawing.
 
+    A hall of 1,000 layouts gives 100 drawings of 10 racks (``rack_elevations_p001``
+    ...), each rendered on its own, rather than one 15 MB graph that takes a minute to
+    lay out; a design of up to ``per_page`` layouts keeps its one ``rack_elevations``.
+    Each layout's drawing names the rack instances built from it.
+    """
     faces = {f.layout: f for f in rack_faces(analysis.rd)}
     elevations = [e for e in rack_elevations(analysis.rd, analysis.power) if e.layout in faces]
     kinds = sorted({s.kind for e in elevations for s in e.slots}
                    | {r.kind for f in faces.values() for r in f.rear})
-    label = style.graph_label(f"Rack elevations of {analysis.rd.name}: one drawing per distinct "
-                              "rack layout, front and rear; U1 at the bottom", kinds + ["empty"])
+    n = per_page or max(1, len(elevations))
+    pages = [elevations[i:i + n] for i in range(0, len(elevations), n)] or [[]]
+    if len(pages) == 1:
+        return [_page(analysis, pages[0], faces, kinds, "rack_elevations", "Rack elevations", "")]
+    out = []
+    for k, page in enumerate(pages):
+        first = k * n + 1
+        span = f"layouts {first:,}-{first + len(page) - 1:,} of {len(elevations):,}"
+        out.append(_page(analysis, page, faces, kinds, f"rack_elevations_p{k + 1:03d}",
+                         f"Rack elevations, {span}", f" ({span})"))
+    return out
+
+
+def _page(analysis, elevations: list, faces: dict, kinds: list, name: str, title: str,
+          span: str) -> Diagram:
+    import graphviz
+
+    label = style.graph_label(f"Rack elevations of {analysis.rd.name}{span}: one drawing per "
+                              "distinct rack layout, front and rear; U1 at the bottom",
+                              kinds + ["empty"])
     g = graphviz.Digraph("rack_elevations", graph_attr={**style.GRAPH, "rankdir": "TB",
                                                         "nodesep": "0.5", "label": label},
                          node_attr={"fontname": style.FONT, "shape": "plain", "fontsize": "10"},
@@ -42,7 +65,7 @@ def rack_elevations_diagram(analysis) -> Diagram:
                 sub.node(f"rack_{e.layout}", f"<{rack_table(e, faces[e.layout])}>")
         if r:
             g.edge(f"rack_{rows[r - 1][0].layout}", f"rack_{row[0].layout}")
-    return Diagram("rack_elevations", "Rack elevations", g.source)
+    return Diagram(name, title, g.source)
 
 
 def _names(f: RackFaces) -> str:

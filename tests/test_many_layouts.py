@@ -1,0 +1,78 @@
+"""Halls of many distinct rack layouts (issue 17): reports grouped by layout, not one
+graph or one row per unit of everything."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import openpyxl
+import pytest
+
+from conftest import ROOT
+from infra.analysis.summary import analyze_file
+from infra.reports.writer import write_reports
+
+
+def _hall(n: int, tmp_path):
+    spec = importlib.util.spec_from_file_location("bench_hetero",
+                                                  ROOT / "benchmarks" / "bench_hetero.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    f = tmp_path / f"hall{n}.yaml"
+    f.write_text(mod.hall(n))
+    return analyze_file(f)
+
+
+@pytest.fixture(scope="module")
+def hall23(tmp_path_factory):
+    return _hall(23, tmp_path_factory.mktemp("hall"))
+
+
+def test_elevations_are_drawn_ten_layouts_per_page(hall23):
+    from infra.reports.diagrams.elevation import rack_elevation_diagrams
+
+    pages = rack_elevation_diagrams(hall23)
+    # 23 layouts, 10 per page: 10 + 10 + 3
+    assert [d.name for d in pages] == ["rack_elevations_p001", "rack_elevations_p002",
+                                       "rack_elevations_p003"]
+    assert pages[2].title == "Rack elevations, layouts 21-23 of 23"
+    for k, d in enumerate(pages):
+        drawn = {f"l{i}" for i in range(23) if f"<b>l{i}</b>" in d.source}
+        assert drawn == {f"l{i}" for i in range(10 * k, min(23, 10 * k + 10))}
+    # each layout's drawing names its rack instances (instance 0 of pod p22 holds 2 racks
+    # of l22; identity names pod instances <pod><i>)
+    assert "<b>l22</b>: 2 rack(s) of nvidia-gb200-nvl72-rack, 48U<br/>hall0/p220/r0, " \
+        "hall0/p220/r1" in pages[2].source
+
+
+def test_small_design_keeps_one_elevation_drawing():
+    from conftest import DESIGNS
+    from infra.reports.diagrams.elevation import rack_elevation_diagrams
+
+    (d,) = rack_elevation_diagrams(analyze_file(DESIGNS / "gb200_nvl72_576.yaml"))
+    assert (d.name, d.title) == ("rack_elevations", "Rack elevations")
+
+
+def test_workbook_groups_elevation_runs_and_parts(hall23, tmp_path):
+    data = hall23.as_dict()
+    res = write_reports(data, "h", ("xlsx",), tmp_path, analysis=hall23)
+    wb = openpyxl.load_workbook(tmp_path / "h.xlsx")
+    ws = wb["Rack elevation"]
+    head = [c.value for c in ws[1]]
+    rows = [dict(zip(head, r)) for r in ws.iter_rows(min_row=2, values_only=True)]
+    units = data["tables"]["rack_elevation"]
+    # every mounted unit is in exactly one run, and the runs' counts add up
+    assert sum(r["Count"] for r in rows) == len(units)
+    # layout l0 (bench_hetero's first): 4 shelves at the top (U48-U45 of the 48U rack),
+    # then 10 compute trays (1U: U44-U35), 9 switch trays (U34-U26), 6 compute trays
+    # (U25-U20), the CDU at the bottom
+    l0 = [r for r in rows if r["Layout"] == "l0"]
+    trays = [r for r in l0 if r["Unit"] == "nvidia-gb200-compute-tray"]
+    assert [(r["Top position (U)"], r["Bottom position (U)"], r["Count"]) for r in trays] == [
+        (44, 35, 10), (25, 20, 6)]
+    # power by part: once per unit type, not once per layout
+    parts = data["tables"]["power_by_part"]
+    assert len({(p["unit"], p["part"]) for p in parts}) == len(parts)
+    assert max(p["layouts"] for p in parts) == 23
+    # only the first elevation page is rasterised into the workbook
+    assert any("2 more rack elevation pages not embedded" in w for w in res.warnings)

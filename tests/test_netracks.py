@@ -1,0 +1,85 @@
+"""Network racks counted from templates (infra.analysis.netracks) against the placement
+that names every switch (infra.analysis.placement): the same elevations, on designs that
+exercise each rule (rail / Clos, planes, nested and missing groups, ToRs, 2 and 3 tiers)."""
+
+from __future__ import annotations
+
+import pytest
+
+from infra.analysis.placement import network_elevations, network_placement
+from infra.models.resolve import load_design
+
+from conftest import DESIGNS
+
+SUPERPOD = (DESIGNS / "dgx_h100_superpod.yaml").read_text()
+CORE = ("      - role: core\n        switch: nvidia-quantum-2-qm9700\n"
+        "        down: {lower_end: nvidia-mms4x00-ns, switch_end: nvidia-mms4x00-ns}\n")
+
+
+def _variant(text: str, *subs: tuple[str, str]) -> str:
+    for old, new in subs:
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+VARIANTS = {
+    "superpod": SUPERPOD,
+    "clos": _variant(SUPERPOD, ("kind: rail_optimized", "kind: clos")),
+    "two planes": _variant(SUPERPOD, ("group: su_first, su", "group: su_first, su\n    planes: 2")),
+    # no group: the whole cluster is one leaf group
+    "no group": _variant(SUPERPOD, ("    group: su_first, su\n", "")),
+    "three tiers": _variant(SUPERPOD, ("  superpod: 1", "  superpod: 2"),
+                            ("build:", CORE + "build:")),
+    "three tiers, two planes": _variant(
+        SUPERPOD, ("build:", CORE + "build:"), ("  superpod: 1", "  superpod: 3"),
+        ("group: su_first, su", "group: su_first, su\n    planes: 2")),
+}
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_counted_network_racks_match_the_placement(name, tmp_path):
+    f = tmp_path / "d.yaml"
+    f.write_text(VARIANTS[name])
+    rd = load_design(f)
+    counted = network_elevations(rd)
+    assert counted  # every variant has network racks
+    assert counted == network_elevations(rd, network_placement(rd))
+
+
+@pytest.mark.parametrize("design", ["aws_nvl36x2_cluster", "mi300x_cluster", "gb200_nvl72_576",
+                                    "dgx_b200_su", "llama3_h100_16k", "aws_nvl36x2"])
+def test_shipped_designs_counted_as_placed(design):
+    rd = load_design(DESIGNS / f"{design}.yaml")
+    assert network_elevations(rd) == network_elevations(rd, network_placement(rd))
+
+
+def test_superpod_counts_by_hand():
+    from infra.analysis.netracks import network_rack_counts
+
+    rd = load_design(DESIGNS / "dgx_h100_superpod.yaml")
+    # su_first (31 DGX) then 3 x su (32 DGX): 8 rails x ceil(32 / 32 leaf down ports) = 8
+    # leaves per SU, one leaf rack each (a 42U rack holds (42 - 2) // (1 + 1) = 20 1U
+    # switches); 32 leaves x 32 uplinks / 64 spine ports = 16 spines in one network rack
+    assert [(t, k, n) for _, t, k, n in network_rack_counts(rd)] == [(0, 8, 1), (0, 8, 3),
+                                                                       (1, 16, 1)]
+
+
+def test_tors_that_do_not_fit_are_an_infeasible_design(tmp_path):
+    from infra.analysis.summary import analyze
+    from infra.errors import InfeasibleDesignError
+
+    text = (DESIGNS / "aws_nvl36x2_cluster.yaml").read_text()
+    f = tmp_path / "d.yaml"
+    # 27U of trays + 12 x 1U shelves from the top of a 48U rack leave U1-U9 free; six 2U
+    # ToRs from U1 up need U1-U12
+    f.write_text(_variant(text, ("cooling: liquid}\n", "cooling: liquid}\n"
+                                 "      - {type: nvidia-mgx-33kw-power-shelf, count: 12}\n")))
+    need = "has 9U free below its contents, 6 x 2U ToRs need 12U"
+    rd = load_design(f)
+    with pytest.raises(InfeasibleDesignError, match="rack layout 'nvl36' " + need):
+        network_elevations(rd)  # counted
+    with pytest.raises(InfeasibleDesignError, match="rack cluster0/ultraserver0/r0 " + need):
+        network_placement(rd)
+    with pytest.raises(InfeasibleDesignError, match=need):
+        analyze(rd).tables()
