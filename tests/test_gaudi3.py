@@ -127,3 +127,23 @@ def test_integrated_nic_model_rules():
     with pytest.raises(ValidationError, match="no PCIe host_links"):
         Nic(**base, role="integrated", integrated_in="gpu-x",
             host_links=[{"name": "h", "gen": 5, "lanes": 16}])
+
+
+def test_more_ports_than_the_die_has_is_a_clear_error(catalog, tmp_path):
+    """21 scale-up ports (7 links x 3) + an integrated NIC of 4 ports > Gaudi 3's 24."""
+    from infra.errors import InfraError
+    from infra.models.catalog import load_catalog
+
+    src = catalog.files["intel-gaudi3-scale-out-ports"]
+    d = tmp_path / "mine"
+    d.mkdir()
+    text = (src.read_text().replace("slug: intel-gaudi3-scale-out-ports", "slug: my-gaudi3-4-ports")
+            .replace("  - {name: p2, gbit_s: 200}\n", "  - {name: p2, gbit_s: 200}\n"
+                     "  - {name: p3, gbit_s: 200}\n"))
+    (d / "my-gaudi3-4-ports.yaml").write_text(text)
+    tray = (catalog.files["intel-gaudi3-8x-oam-server"].read_text()
+            .replace("slug: intel-gaudi3-8x-oam-server", "slug: my-gaudi3-server")
+            .replace("type: intel-gaudi3-scale-out-ports", "type: my-gaudi3-4-ports"))
+    (d / "my-gaudi3-server.yaml").write_text(tray)
+    with pytest.raises(InfraError, match="has 24 ports on its die; its scale-up uses 21"):
+        load_catalog([str(src.parents[1]), str(d)])

@@ -161,6 +161,13 @@ def _check_integrated(lay: TrayLayout, catalog, a: Assignment, nic: Nic) -> None
         raise _err(catalog, lay.tray, f"{a.nic}:{a.interface} ({nic.slug}) {found}; its ports are "
                    f"on a {nic.integrated_in} die", ("nic_assignments",),
                    hint=f"assign {a.nic} to the {nic.integrated_in} GPU instance that carries it")
+    budget, su = gpu.part.network_ports, gpu.part.scale_up  # type: ignore[attr-defined]
+    used = (su.links * su.ports_per_link if su else 0) + len(nic.ports)
+    if budget is not None and used > budget:
+        raise _err(catalog, lay.tray, f"{a.to} ({gpu.part.slug}) has {budget} ports on its die; "
+                   f"its scale-up uses {used - len(nic.ports)} and {a.nic} ({nic.slug}) "
+                   f"{len(nic.ports)}", ("nic_assignments",),
+                   hint=f"use an integrated NIC type with at most {budget - used + len(nic.ports)} ports")
     others = {b.nic for b in lay.assignments if b.to == a.to and b.nic != a.nic
               and lay.instances[b.nic].part.integrated}  # type: ignore[attr-defined]
     if others:

@@ -62,6 +62,11 @@ FIELD_DOCS: dict[str, str] = {
     "ScaleUpPorts.links": ("Scale-up links per GPU: one link joins one switch port or, in a mesh, "
                            "one peer (a bundle of ports to one peer counts once: Gaudi 3's 3 x "
                            "200 GbE per peer is one link)."),
+    "ScaleUpPorts.ports_per_link": ("Physical ports bundled into one link (default 1; Gaudi 3: 3 x "
+                                    "200 GbE per peer); counted against the GPU's network_ports."),
+    "Gpu.network_ports": ("Ethernet ports on the GPU's own die (Gaudi 3: 24 x 200 GbE), shared by "
+                          "its scale-up links (links x ports_per_link) and an integrated NIC's "
+                          "ports; a tray that uses more is an error. Unset: none on the die."),
     "ScaleUpPorts.link_gbyte_s": "Bandwidth of one link in GB/s, per direction.",
     "ScaleUpPorts.topology": ("switched: links go to scale-up switch chips; mesh: one link "
                               "straight to each peer GPU of the server, no switch."),

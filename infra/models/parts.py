@@ -108,6 +108,7 @@ class ScaleUpPorts(Strict):
     links: PositiveCount
     link_gbyte_s: PosFloat  # per link, per direction
     topology: Literal["switched", "mesh"] = "switched"
+    ports_per_link: PositiveCount = 1  # Gaudi 3: 3 x 200 GbE bundled per peer
 
     @property
     def gbyte_s(self) -> float:
@@ -130,6 +131,8 @@ class Gpu(Part, Powered):
     peak_sparse_tflops: PeakSparseTflops = PeakSparseTflops()  # vendor "with sparsity" figures
     mamf_bf16_tflops: PosFloat | None = None  # measured max achievable BF16 matmul
     scale_up: ScaleUpPorts | None = None
+    # Ethernet ports on the die shared by the scale-up mesh and integrated scale-out NICs
+    network_ports: PositiveCount | None = None
     host_pcie: PcieHost | None = None  # None when the host link is NVLink-C2C
     # CUDA compute capability "major.minor" (NVIDIA only; NCCL's <gpu sm=...> is it x 10)
     compute_capability: Annotated[str, Field(pattern=r"^\d+\.\d$")] | None = None
