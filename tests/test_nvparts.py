@@ -134,14 +134,14 @@ def test_hgx_h200_cluster_network(h200):
 def test_hgx_h200_cluster_power(h200):
     m = h200.metrics()
     # 32 x 10.2 kW [estimate: DGX H100/H200 max] = 326.4 kW + 12 SN5600 x 1,096 W [est]
-    # + twin-port 2 x 400G optics (MMA4Z00-NS-T, 15 W): leaf tier 256 down links, one twin
+    # + twin-port 2 x 400G optics (MMA4Z00-NS, 15 W): leaf tier 256 down links, one twin
     # per 2 links at the leaf = 128; spine tier 8 leaves x 64 uplinks = 512 links with a
     # twin at both ends = 512 x 2 / 2 = 512; 640 x 15 W = 9.6 kW. The NIC-end QSFP112s
     # (9 W each) are inside the server maximum, as for DGX H100
     assert m["it_power_kw"] == pytest.approx(326.4 + 12 * 1.096 + 640 * 0.015)
     bom = {r.slug: r.count for r in h200.bom}
     assert bom["nvidia-mma1z00-ns400"] == 256  # one 400G QSFP112 per B3140H
-    assert bom["nvidia-mma4z00-ns-t"] == 128 + 512
+    assert bom["nvidia-mma4z00-ns"] == 128 + 512
     # parts: 8 x 700 + 2 x 350 + 4 x 50 PEX [est] + 8 x 75 B3140H [slot bound] + 150 B3220
     # = 7,250 W; the maximum shown beside it is an estimate and is labelled so
     row = _tray_envelope(h200, "supermicro-sys-821ge-tnhr-h200")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from infra.reports.atomic import write_atomic
+from infra.reports.atomic import save_workbook, write_atomic
 from infra.reports.compare_text import cell
 
 
@@ -104,4 +104,4 @@ def build_workbook(data: dict[str, Any]):
 
 def write_compare_xlsx(data: dict[str, Any], path: Path) -> Path:
     wb = build_workbook(data)
-    return write_atomic(path, lambda p: wb.save(p))
+    return write_atomic(path, lambda p: save_workbook(wb, p))

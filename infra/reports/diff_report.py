@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from infra.reports.atomic import write_atomic, write_text_atomic
+from infra.reports.atomic import save_workbook, write_atomic, write_text_atomic
 from infra.reports.json_report import to_json
 from infra.reports.tabular import to_csv
 
@@ -82,7 +82,7 @@ def to_markdown(data: dict[str, Any]) -> str:
 def write_diff(data: dict[str, Any], path: Path, fmt: str) -> Path:
     """Write ``data`` as ``json``, ``md``, ``csv`` or ``xlsx`` to ``path`` atomically."""
     if fmt == "xlsx":
-        return write_atomic(Path(path), lambda p: build_workbook(data).save(p))
+        return write_atomic(Path(path), lambda p: save_workbook(build_workbook(data), p))
     return write_text_atomic(Path(path), render(data, fmt))
 
 

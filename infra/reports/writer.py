@@ -25,6 +25,9 @@ class ReportResult:
 
 EMBED_MAX = 24  # diagrams embedded in a workbook; the rest stay files (--report svg/png)
 EMBED_MAX_DOT_CHARS = 200_000  # about 25 racks side by side; larger would rasterise to GBs
+# an elevation of 10 racks (150 kB of DOT) takes 4-5 s and 400 MiB to rasterise at 2x;
+# beyond 4 racks the workbook's Rack elevation sheet lists every unit instead
+EMBED_MAX_ELEVATION_CHARS = 60_000
 
 
 def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], outdir: Path,
@@ -166,14 +169,16 @@ def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
     embedded = 0
     pages = [d.name for d in diagrams if d.name.startswith("rack_elevations_p")][1:]
     if embed_pngs and pages:
-        out["warnings"].append(f"{pages[0]} .. {pages[-1]}: {len(pages):,} more rack elevation "
-                               "pages not embedded in the workbook (the first is); write them "
-                               "with --report svg")
+        out["warnings"].append(f"{pages[0]} .. {pages[-1]}: {len(pages):,} further rack "
+                               "elevation pages not embedded in the workbook; write them with "
+                               "--report svg")
     later_pages = set(pages)
     for d in diagrams:
         embed = False
         if embed_pngs and d.name not in later_pages:
-            if embedded >= EMBED_MAX or len(d.source) > EMBED_MAX_DOT_CHARS:
+            limit = (EMBED_MAX_ELEVATION_CHARS if d.name.startswith("rack_elevations")
+                     else EMBED_MAX_DOT_CHARS)
+            if embedded >= EMBED_MAX or len(d.source) > limit:
                 why = (f"more than {EMBED_MAX} diagrams" if embedded >= EMBED_MAX
                        else f"{len(d.source) // 1000:,} kB of DOT, too large to rasterise")
                 out["warnings"].append(f"{d.name}: not embedded in the workbook ({why}); "

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from infra.reports.atomic import write_atomic
+from infra.reports.atomic import save_workbook, write_atomic
 from infra.reports.labels import (column_header, column_unit, metric_label, metric_unit,
                                   number_format)
 
@@ -289,4 +289,4 @@ def _width(c) -> int | None:
 
 def write_xlsx(data: dict[str, Any], path: Path, analysis=None, pngs=()) -> Path:
     wb = build_workbook(data, analysis, pngs)
-    return write_atomic(path, lambda p: wb.save(p))
+    return write_atomic(path, lambda p: save_workbook(wb, p))
