@@ -74,7 +74,7 @@ def main() -> None:
 
     load_catalog()
     CliRunner().invoke(cli, ["validate", str(fuzzing.SMALL[0])], obj={})
-    import infra.analysis.failure_review  # noqa: F401
+    import infra.analysis.reliability.failure_review  # noqa: F401
     import infra.reports.writer  # noqa: F401
 
     base = Path(tempfile.mkdtemp(prefix="fuzz-run-"))

@@ -30,12 +30,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from infra.analysis.compare import Comparison
-from infra.analysis.compare import compare as _compare
-from infra.analysis.failure_review import FailureReview, review_file
+from infra.analysis.cost.compare import Comparison
+from infra.analysis.cost.compare import compare as _compare
+from infra.analysis.reliability.failure_review import FailureReview, review_file
 from infra.analysis.summary import DesignAnalysis, analyze_file
 from infra.analysis.summary import analyze as _analyze
-from infra.analysis.tco import CostAssumptions
+from infra.analysis.cost.tco import CostAssumptions
 from infra.models.catalog import Catalog, load_catalog
 from infra.models.prices import load_prices
 from infra.models.resolve import ResolvedDesign, load_design
@@ -80,7 +80,7 @@ def compare(*keys: str, prices: tuple[Path | str, ...] = (), catalog: Catalog | 
     assumptions : CostAssumptions, optional
         Energy price, PUE override, years, maintenance, precision.
     target : Target, optional
-        Size every option to a capacity (:func:`infra.analysis.target.parse_target`).
+        Size every option to a capacity (:func:`infra.analysis.cost.target.parse_target`).
 
     Returns
     -------
@@ -94,7 +94,7 @@ def compare(*keys: str, prices: tuple[Path | str, ...] = (), catalog: Catalog | 
 
 def failures(design: Path | str, **options: Any) -> FailureReview:
     """Failure review of a design file (``infra failures``); options as for
-    :func:`infra.analysis.failure_review.review_file` (``rates_file``, ``job_gpus``,
+    :func:`infra.analysis.reliability.failure_review.review_file` (``rates_file``, ``job_gpus``,
     ``samples``, ``seed``, ...)."""
     return review_file(design, **options)
 

@@ -16,9 +16,9 @@ import math
 
 import pytest
 
-from infra.analysis.compare import compare
-from infra.analysis.target import parse_target
-from infra.analysis.tco import CostAssumptions
+from infra.analysis.cost.compare import compare
+from infra.analysis.cost.target import parse_target
+from infra.analysis.cost.tco import CostAssumptions
 from infra.errors import CompareError, PriceError
 from infra.models.prices import load_prices
 

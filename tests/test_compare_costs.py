@@ -16,8 +16,8 @@ import pytest
 from xlsx_recalc import recalc
 
 from conftest import DESIGNS
-from infra.analysis.compare import compare
-from infra.analysis.tco import CostAssumptions
+from infra.analysis.cost.compare import compare
+from infra.analysis.cost.tco import CostAssumptions
 from infra.models.prices import load_prices
 
 SHIPPED3 = [str(DESIGNS / f"{n}.yaml") for n in ("aws_nvl36x2", "gb200_nvl72", "dgx_h100_su")]

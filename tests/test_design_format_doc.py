@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from infra.analysis.fabric import design_fabrics
+from infra.analysis.network.fabric import design_fabrics
 from infra.models.catalog import load_catalog, parse_entry
 from infra.models.expand import expand_tray
 from infra.models.resolve import design_from_data

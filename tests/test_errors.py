@@ -265,3 +265,42 @@ def test_gpu_without_scale_up_in_an_nvswitch_tray_is_a_clear_error(tmp_path):
     assert not re.search(r"^scale_up:", f.read_text(), flags=re.M)
     with pytest.raises(TopologyError, match="nvidia-dgx-h100.*4 NVLink switch chips"):
         analyze_file(DESIGNS / "dgx_h100_su.yaml", load_catalog(cat))
+
+
+def test_two_rack_domain_without_spare_switch_ports_names_the_file(tmp_path, run_cli):
+    """Found by the release fuzzer (design#295: a tray line duplicated, so 18 trays share
+    an NVL36 rack's switch chips): the message named no file before."""
+    text = (DESIGNS / "aws_nvl36x2_cluster.yaml").read_text()
+    line = "      - {type: aws-gb200-compute-tray, count: 9}\n"
+    assert line in text
+    p = tmp_path / "d.yaml"
+    p.write_text(text.replace(line, line + line, 1))
+    # racks_per_domain is on line 34 of the shipped file, 35 once the tray line is doubled
+    out = check(run_cli, p, "d.yaml:35: pods.ultraserver.scale_up.racks_per_domain",
+                "no port left for the other rack")
+    assert len(out) < 1000
+
+
+def test_tray_error_caused_by_a_referenced_part_names_that_part_file(tmp_path):
+    """Found by the release fuzzer (part#1216, #1325): an interface renamed in a NIC file, or
+    host lanes changed in a GPU file, surfaced as an error in the tray naming only the tray
+    file; the message now names the file that defines the part too."""
+    import re
+    import shutil
+
+    from infra.errors import CatalogError
+    from infra.models.catalog import load_catalog
+
+    cat = tmp_path / "cat"
+    shutil.copytree(CATALOG_DIR, cat)
+    nic = cat / "nics" / "aws-nitro-400g.yaml"
+    text = nic.read_text()
+    assert re.search(r"name: efa\b", text)
+    nic.write_text(re.sub(r"name: efa\b", "name: efa0", text))
+    from infra.analysis.summary import analyze_file
+
+    with pytest.raises(CatalogError) as err:
+        analyze_file(DESIGNS / "aws_nvl36x2.yaml", load_catalog(cat))
+    msg = str(err.value)
+    assert "aws-gb200-compute-tray.yaml" in msg and "has no interface 'efa'" in msg
+    assert str(nic) in msg

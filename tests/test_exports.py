@@ -340,7 +340,7 @@ def test_nccl_checker_element_limit():
 # --- Network placement and the cabling plan -----------------------------------------
 
 def test_superpod_network_racks_and_elevations():
-    from infra.analysis.placement import network_placement
+    from infra.analysis.layout.placement import network_placement
     from infra.analysis.summary import analyze_file
 
     p = network_placement(_design("dgx_h100_superpod"))
@@ -389,7 +389,7 @@ def test_cabling_xlsx_reads_back_equal_to_csv():
 
 
 def test_in_rack_tors_are_placed_in_free_u():
-    from infra.analysis.placement import network_placement
+    from infra.analysis.layout.placement import network_placement
 
     p = network_placement(_design("aws_nvl36x2_cluster"))
     # 6 x 2U ToRs per NVL36 rack, below the 27U of trays: U1, 3, 5, 7, 9, 11

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from conftest import DESIGNS
-from infra.analysis.fat_tree import FabricSizeError, max_endpoints, size_fat_tree
+from infra.analysis.network.fat_tree import FabricSizeError, max_endpoints, size_fat_tree
 from infra.analysis.summary import analyze_file
 
 RAIL2 = (["leaf", "spine"], [1, 1])

@@ -8,12 +8,12 @@ import textwrap
 import pytest
 
 from conftest import DESIGNS
-from infra.analysis.availability import (
+from infra.analysis.reliability.availability import (
     DomainModel, Part, closed_form, monte_carlo, spare_domains_needed, spares_needed,
     unavailability,
 )
-from infra.analysis.checkpoint import daly_interval, goodput, young_interval
-from infra.analysis.failure_review import review_file
+from infra.analysis.reliability.checkpoint import daly_interval, goodput, young_interval
+from infra.analysis.reliability.failure_review import review_file
 
 
 # --- closed forms by hand -------------------------------------------------------------

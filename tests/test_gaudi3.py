@@ -49,7 +49,7 @@ def test_gaudi3_flops_and_hbm(gaudi):
 
 
 def test_gaudi3_fabric_sized_from_accelerator_ports(gaudi):
-    from infra.analysis.fabric import design_fabrics
+    from infra.analysis.network.fabric import design_fabrics
 
     f = design_fabrics(gaudi.rd)[0]
     # 24 ports of 200 Gb/s per node (8 accelerators x 3)

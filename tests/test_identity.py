@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from conftest import DESIGNS
-from infra.analysis.identity import node_identities, rack_instances
+from infra.analysis.layout.identity import node_identities, rack_instances
 from infra.errors import DesignError, InfraError
 from infra.models.resolve import load_design
 

@@ -1,12 +1,12 @@
-"""Network racks counted from templates (infra.analysis.netracks) against the placement
-that names every switch (infra.analysis.placement): the same elevations, on designs that
+"""Network racks counted from templates (infra.analysis.layout.netracks) against the placement
+that names every switch (infra.analysis.layout.placement): the same elevations, on designs that
 exercise each rule (rail / Clos, planes, nested and missing groups, ToRs, 2 and 3 tiers)."""
 
 from __future__ import annotations
 
 import pytest
 
-from infra.analysis.placement import network_elevations, network_placement
+from infra.analysis.layout.placement import network_elevations, network_placement
 from infra.models.resolve import load_design
 
 from conftest import DESIGNS
@@ -55,7 +55,7 @@ def test_shipped_designs_counted_as_placed(design):
 
 
 def test_superpod_counts_by_hand():
-    from infra.analysis.netracks import network_rack_counts
+    from infra.analysis.layout.netracks import network_rack_counts
 
     rd = load_design(DESIGNS / "dgx_h100_superpod.yaml")
     # su_first (31 DGX) then 3 x su (32 DGX): 8 rails x ceil(32 / 32 leaf down ports) = 8

@@ -8,8 +8,8 @@ import math
 import pytest
 
 from conftest import DESIGNS
-from infra.analysis.availability import DomainModel, Part, _tail, closed_form, job_availability
-from infra.analysis.checkpoint import goodput
+from infra.analysis.reliability.availability import DomainModel, Part, _tail, closed_form, job_availability
+from infra.analysis.reliability.checkpoint import goodput
 
 NVL72 = str(DESIGNS / "gb200_nvl72.yaml")
 

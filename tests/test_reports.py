@@ -10,8 +10,8 @@ import openpyxl
 import pytest
 
 from conftest import DESIGNS
-from infra.analysis.blast_radius import domain_effect
-from infra.analysis.failure_view import affected_gpus, failure_view, highlight_kinds
+from infra.analysis.reliability.blast_radius import domain_effect
+from infra.analysis.reliability.failure_view import affected_gpus, failure_view, highlight_kinds
 from infra.analysis.summary import analyze_file
 from infra.reports.writer import write_reports
 

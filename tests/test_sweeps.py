@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from conftest import ROOT
 
 from infra.analysis.summary import analyze_file
-from infra.analysis.tco import CostAssumptions
+from infra.analysis.cost.tco import CostAssumptions
 from infra.cli.main import cli
 from infra.models.prices import load_prices
 from infra.models.resolve import load_design
@@ -225,7 +225,7 @@ def test_progress_is_silent_on_a_pipe_and_counts_on_a_terminal(capsys):
 
 
 def test_failures_monte_carlo_reports_progress_per_row():
-    from infra.analysis.failure_review import review_file
+    from infra.analysis.reliability.failure_review import review_file
 
     ticks = []
     r = review_file(AWS, samples=2000, progress=ticks.append)

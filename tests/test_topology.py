@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from conftest import CATALOGS, DESIGNS
-from infra.analysis.pcie import max_min_fair, tray_contention
+from infra.analysis.network.pcie import max_min_fair, tray_contention
 from infra.analysis.summary import analyze_file
 from infra.models.catalog import load_catalog
 from infra.units import pcie_usable_gbyte_s

@@ -12,19 +12,19 @@ from pathlib import Path
 from infra.errors import display_path
 from typing import Any
 
-from infra.analysis.bandwidth import DesignBandwidth, bandwidth_metrics, design_bandwidth
-from infra.analysis.blast_radius import BlastRow, blast_radius
-from infra.analysis.bom import BomRow, bill_of_materials
+from infra.analysis.network.bandwidth import DesignBandwidth, bandwidth_metrics, design_bandwidth
+from infra.analysis.reliability.blast_radius import BlastRow, blast_radius
+from infra.analysis.cost.bom import BomRow, bill_of_materials
 from infra.analysis.compute import ComputeSummary, domain_memory, layout_compute, summarize_compute
-from infra.analysis.cabling import cabling_plan
-from infra.analysis.cooling import DesignCooling, design_cooling
-from infra.analysis.fabric import FabricResult, design_fabrics, fabric_metrics
-from infra.analysis.elevation import elevation_rows, rack_elevations
-from infra.analysis.envelopes import EnvelopeRow, design_envelopes, envelope_table
-from infra.analysis.placement import network_elevations
-from infra.analysis.power import DesignPower, design_power
-from infra.analysis.supply import server_psu_rows, supply_rows
-from infra.analysis.tco import Capex, design_capex
+from infra.analysis.layout.cabling import cabling_plan
+from infra.analysis.power.cooling import DesignCooling, design_cooling
+from infra.analysis.network.fabric import FabricResult, design_fabrics, fabric_metrics
+from infra.analysis.layout.elevation import elevation_rows, rack_elevations
+from infra.analysis.power.envelopes import EnvelopeRow, design_envelopes, envelope_table
+from infra.analysis.layout.placement import network_elevations
+from infra.analysis.power.it_power import DesignPower, design_power
+from infra.analysis.power.supply import server_psu_rows, supply_rows
+from infra.analysis.cost.tco import Capex, design_capex
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS, SPARSE_PRECISIONS
 from infra.models.prices import PriceBook, load_prices

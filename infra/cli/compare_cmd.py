@@ -47,9 +47,9 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
             years, maintenance, precision, utilisation, discount_rate, facility_usd_per_mw,
             allow_mixed_scope, catalog_dir) -> None:
     """Compare OPTIONS: GPU slugs, tray slugs or design files, mixed."""
-    from infra.analysis.compare import compare as run_compare
-    from infra.analysis.target import parse_target
-    from infra.analysis.tco import CostAssumptions
+    from infra.analysis.cost.compare import compare as run_compare
+    from infra.analysis.cost.target import parse_target
+    from infra.analysis.cost.tco import CostAssumptions
     from infra.errors import CompareError
     from infra.models.catalog import load_catalog
     from infra.models.parts import PRECISIONS

@@ -36,7 +36,7 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, no_diagr
     Every file is analysed before any report is written: one bad file names itself (all
     bad files are listed) and nothing is written.
     """
-    from infra.analysis.failure_view import highlight_kinds
+    from infra.analysis.reliability.failure_view import highlight_kinds
     from infra.analysis.summary import analyze_file
     from infra.errors import DesignError, working_on
     from infra.models.catalog import load_catalog
@@ -53,7 +53,7 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, no_diagr
         raise DesignError(f"several inputs have the file name {clash[0]!r}: their reports "
                           "would overwrite each other", hint="rename one, or run them separately")
     if highlight and not any(highlight in highlight_kinds(a) for a in analyses):
-        from infra.analysis.failure_view import failure_view
+        from infra.analysis.reliability.failure_view import failure_view
 
         with working_on(files[0]):
             failure_view(analyses[0], highlight)  # a kind no design has: a typo, exit 2

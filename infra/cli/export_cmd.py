@@ -26,12 +26,12 @@ TARGETS = ("slurm", "nccl", "k8s", "netbox", "graphml", "cabling")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def export(file, to, outdir, pattern, scope, rack_width_m, row_pitch_m, catalog_dir) -> None:
     """Export design FILE to a target system's own format (checked before writing)."""
-    from infra.analysis.identity import DEFAULT_HOST_PATTERN
+    from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN
     from infra.exports import export_design, write_export
     from infra.models.catalog import load_catalog
     from infra.models.resolve import load_design
 
-    from infra.analysis.placement import Geometry
+    from infra.analysis.layout.placement import Geometry
 
     geometry = None
     if rack_width_m is not None or row_pitch_m is not None:

@@ -35,7 +35,7 @@ from infra.cli.params import COUNT, SEED, FiniteFloat
 def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_seconds,
              restart_minutes, target, samples, seed, catalog_dir) -> None:
     """Failure review of design FILE(s); two or more are compared side by side."""
-    from infra.analysis.failure_review import review_file
+    from infra.analysis.reliability.failure_review import review_file
     from infra.models.catalog import load_catalog
     from infra.reports.failures_text import compare_rows, render_compare, render_review
 

@@ -15,7 +15,7 @@ Examples
 
 from __future__ import annotations
 
-from infra.analysis.identity import DEFAULT_HOST_PATTERN
+from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN
 from infra.exports.common import Export, ExportError, ExportFile, write_export
 from infra.models.resolve import ResolvedDesign
 
@@ -32,10 +32,10 @@ def export_design(rd: ResolvedDesign, to: str, pattern: str = DEFAULT_HOST_PATTE
     to : str
         ``slurm`` | ``nccl`` | ``k8s`` | ``netbox`` | ``graphml`` | ``cabling``.
     pattern : str
-        Host-name pattern (:mod:`infra.analysis.identity`).
+        Host-name pattern (:mod:`infra.analysis.layout.identity`).
     scope : str
         GraphML scope (:mod:`infra.exports.graphml`).
-    geometry : infra.analysis.placement.Geometry, optional
+    geometry : infra.analysis.layout.placement.Geometry, optional
         Floor geometry for cable lengths (``cabling``; default: the stated one).
     """
     if to == "slurm":

@@ -25,10 +25,10 @@ import io
 import re
 import zipfile
 
-from infra.analysis.cabling import UFM_COLUMNS, UFM_HEADER, cabling_plan
-from infra.analysis.fabric import design_fabrics
-from infra.analysis.identity import DEFAULT_HOST_PATTERN
-from infra.analysis.placement import Geometry, network_placement
+from infra.analysis.layout.cabling import UFM_COLUMNS, UFM_HEADER, cabling_plan
+from infra.analysis.network.fabric import design_fabrics
+from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN
+from infra.analysis.layout.placement import Geometry, network_placement
 from infra.exports.common import Export, ExportError, ExportFile
 from infra.models.resolve import ResolvedDesign
 

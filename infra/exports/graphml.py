@@ -4,7 +4,7 @@ Rules
 -----
 - Scopes: ``fabric`` (default; the aggregated fabric, one node per switch group),
   ``fabric:<name>``, ``cluster`` (every rack, tray, GPU, fabric switch and link; designs
-  up to :data:`~infra.analysis.cluster_graph.MAX_CLUSTER_GPUS` GPUs), ``domain``,
+  up to :data:`~infra.analysis.network.cluster_graph.MAX_CLUSTER_GPUS` GPUs), ``domain``,
   ``rack``, ``tray:<slug>``.
 - Containment is the node attribute ``parent`` (the enclosing node's id), never an
   edge: every edge is a data link (fabric, NVLink, PCIe, C2C).
@@ -32,7 +32,7 @@ import io
 
 import networkx as nx
 
-from infra.analysis.schedtopo import natural_key
+from infra.analysis.network.schedtopo import natural_key
 from infra.exports.common import Export, ExportError, ExportFile
 from infra.models.resolve import ResolvedDesign
 from infra.units import gbyte_to_gbit
@@ -43,7 +43,7 @@ WEIGHT_UNIT = "nodes: GPUs held; edges: Gb/s per direction"
 def graphml_export(rd: ResolvedDesign, scope: str = "fabric") -> Export:
     """One GraphML file of ``scope``, checked by reading it back."""
     if scope == "cluster":
-        from infra.analysis.cluster_graph import cluster_graph
+        from infra.analysis.network.cluster_graph import cluster_graph
 
         g = cluster_graph(rd)
     else:

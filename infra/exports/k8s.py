@@ -24,8 +24,8 @@ from __future__ import annotations
 import json
 import re
 
-from infra.analysis.identity import DEFAULT_HOST_PATTERN, node_identities
-from infra.analysis.schedtopo import tree_topology, unit_name
+from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
+from infra.analysis.network.schedtopo import tree_topology, unit_name
 from infra.exports.common import Export, ExportError, ExportFile
 from infra.models.resolve import ResolvedDesign
 

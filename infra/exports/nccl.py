@@ -23,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from infra.analysis.host_topo import NVS, HostCpu, HostDevice, HostTopology, host_topologies
+from infra.analysis.network.host_topo import NVS, HostCpu, HostDevice, HostTopology, host_topologies
 from infra.exports.common import Export, ExportError, ExportFile
 from infra.exports.nccl_check import check_nccl_xml
 from infra.models.resolve import ResolvedDesign

@@ -14,7 +14,7 @@
 Names: racks by design path (``su0.r3``), compute trays by host name, other units
 ``<rack>-<slug>-<k>``, fabric switches by their cabling-plan names; interfaces of a tray
 ``<nic>/<port>``, of a switch its port number. The bundle lists every instance, so it is
-built for designs up to :data:`~infra.analysis.cluster_graph.MAX_CLUSTER_GPUS` GPUs;
+built for designs up to :data:`~infra.analysis.network.cluster_graph.MAX_CLUSTER_GPUS` GPUs;
 device types are written for any design.
 
 Examples
@@ -33,13 +33,13 @@ import json
 
 import yaml
 
-from infra.analysis.cabling import cabling_plan
-from infra.analysis.cluster_graph import MAX_CLUSTER_GPUS
-from infra.analysis.elevation import unit_positions
-from infra.analysis.fabric import design_fabrics
-from infra.analysis.identity import DEFAULT_HOST_PATTERN, node_identities, rack_instances
-from infra.analysis.placement import network_placement
-from infra.analysis.schedtopo import unit_name
+from infra.analysis.layout.cabling import cabling_plan
+from infra.analysis.network.cluster_graph import MAX_CLUSTER_GPUS
+from infra.analysis.layout.elevation import unit_positions
+from infra.analysis.network.fabric import design_fabrics
+from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities, rack_instances
+from infra.analysis.layout.placement import network_placement
+from infra.analysis.network.schedtopo import unit_name
 from infra.exports.common import Export, ExportError, ExportFile
 from infra.exports.netbox_check import check_device_type
 from infra.models.expand import expand_tray

@@ -8,7 +8,7 @@ ignores it when ``topology.yaml`` exists, so the two plugin variants are written
 ``topology.conf``), and ``topology.yaml`` holds both (block is the cluster default when
 the design has multi-node NVLink domains; partitions pick one with ``Topology=``).
 
-What goes in comes from :mod:`infra.analysis.schedtopo`; every file is checked by
+What goes in comes from :mod:`infra.analysis.network.schedtopo`; every file is checked by
 :mod:`infra.exports.slurm_check` before it is returned.
 
 Examples
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import yaml
 
-from infra.analysis.identity import DEFAULT_HOST_PATTERN, node_identities
-from infra.analysis.schedtopo import BlockTopology, TreeTopology, block_topology, tree_topology
+from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
+from infra.analysis.network.schedtopo import BlockTopology, TreeTopology, block_topology, tree_topology
 from infra.exports.common import Export, ExportError, ExportFile
 from infra.exports.hostlist import compress
 from infra.exports.slurm_check import check_block_conf, check_tree_conf

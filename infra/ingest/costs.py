@@ -1,6 +1,6 @@
 """What an as-built deviation costs, computed with the design's own analyses.
 
-PCIe: the tray type's max-min fair contention model (:mod:`infra.analysis.pcie`) is run
+PCIe: the tray type's max-min fair contention model (:mod:`infra.analysis.network.pcie`) is run
 again with the degraded link at its observed generation and width, so the figure is
 the same model the design report uses (usable rate: :func:`infra.units.pcie_usable_gbyte_s`).
 
@@ -19,8 +19,8 @@ usable, below the 400 Gb/s NIC):
 
 from __future__ import annotations
 
-from infra.analysis.bandwidth import SCALE_OUT
-from infra.analysis.pcie import max_min_fair
+from infra.analysis.network.bandwidth import SCALE_OUT
+from infra.analysis.network.pcie import max_min_fair
 from infra.models.catalog import Catalog
 from infra.models.parts import Nic
 from infra.models.systems import ComputeTray

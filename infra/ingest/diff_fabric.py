@@ -1,6 +1,6 @@
 """Fabric checks: every discovered adapter-to-leaf cable against the cabling plan.
 
-Expected cables come from :func:`infra.analysis.cabling.cabling_plan` (node port
+Expected cables come from :func:`infra.analysis.layout.cabling.cabling_plan` (node port
 ``p(k+1)`` = the node's k-th adapter on this fabric, ordered by the number in its name:
 ``mlx5_0`` < ``mlx5_1``, ``HCA-1`` < ``HCA-2``). Where a system's device numbering does
 not follow its rails, name the adapters in rail order in ``guid-map.txt``
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from infra.analysis.cabling import cabling_plan
-from infra.analysis.fabric import design_fabrics
+from infra.analysis.layout.cabling import cabling_plan
+from infra.analysis.network.fabric import design_fabrics
 from infra.ingest.findings import Finding
 from infra.ingest.model import Inventory
 from infra.ingest.slots import DesignNode

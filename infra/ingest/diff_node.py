@@ -8,7 +8,7 @@ bus ID; when the driver reports no module id the k-th GPU in file order is used.
 
 from __future__ import annotations
 
-from infra.analysis.bandwidth import SCALE_OUT
+from infra.analysis.network.bandwidth import SCALE_OUT
 from infra.ingest.costs import gpu_pcie_links, nic_path_gbit_s
 from infra.ingest.smi_text import PATH_CLASSES
 from infra.ingest.findings import Finding

@@ -1,7 +1,7 @@
 """Design identities the diff maps an inventory onto: every compute tray of a design
 with its rack, U, host name and NVLink domain.
 
-A thin view of :func:`infra.analysis.identity.node_identities` (the one place that names
+A thin view of :func:`infra.analysis.layout.identity.node_identities` (the one place that names
 a design's machines, shared with the exports), adding what the diff needs: the tray
 type, its GPU count and the scope of its NVLink domain.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infra.analysis.identity import DEFAULT_HOST_PATTERN, node_identities
+from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
 from infra.models.expand import expand_tray
 from infra.models.resolve import ResolvedDesign
 from infra.models.systems import ComputeTray
@@ -45,7 +45,7 @@ class DesignNode:
 
 def design_nodes(rd: ResolvedDesign, host_pattern: str = DEFAULT_HOST_PATTERN) -> list[DesignNode]:
     """Every compute tray of ``rd`` in build order, named by ``host_pattern``
-    (fields of :data:`infra.analysis.identity.PATTERN_FIELDS`)."""
+    (fields of :data:`infra.analysis.layout.identity.PATTERN_FIELDS`)."""
     out = []
     for ni in node_identities(rd, host_pattern):
         tray: ComputeTray = rd.catalog.get(ni.tray)  # type: ignore[assignment]

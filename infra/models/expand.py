@@ -104,6 +104,12 @@ def _err(catalog: Catalog, tray: Part, msg: str, path: tuple, hint: str | None =
                         line=line_of(f, path) if f else None, hint=hint)
 
 
+def _defined(catalog: Catalog, part: Part) -> str:
+    """``slug (FILE)``: where a referenced part is defined, for errors that may lie there."""
+    f = catalog.files.get(part.slug)
+    return f"{part.slug} ({f})" if f else part.slug
+
+
 def _expand(tray: ComputeTray, catalog: Catalog) -> TrayLayout:
     lay = TrayLayout(tray)
     file = str(catalog.files.get(tray.slug, tray.slug))
@@ -123,7 +129,8 @@ def _expand(tray: ComputeTray, catalog: Catalog) -> TrayLayout:
             cap = _lanes(end)
             if cap is not None and link.lanes > cap:
                 raise _err(catalog, tray, f"x{link.lanes} exceeds {end.label}'s x{cap}",
-                           ("links", li, "lanes"), hint=f"use at most x{cap}")
+                           ("links", li, "lanes"), hint=f"use at most x{cap}, or fix the lanes "
+                           f"of {_defined(catalog, end.instance.part)}")
         pair = tuple(sorted((a.label, b.label)))
         if pair in seen:
             raise _err(catalog, tray, f"two links join {pair[0]} and {pair[1]}",
@@ -258,7 +265,8 @@ def _assign(lay: TrayLayout, catalog) -> None:
         iface = iface or names[0]
         if iface not in names:
             raise _err(catalog, tray, f"NIC {nic_name!r} has no interface {iface!r}",
-                       path + ("interface",), hint=f"known: {names}")
+                       path + ("interface",), hint=f"known: {names}; the interfaces are "
+                       f"defined in {_defined(catalog, inst.part)}")
         target = lay.instances.get(a.to)
         if target is None or target.kind not in ("gpu", "cpu"):
             raise _err(catalog, tray, f"{a.to!r} is not a GPU or CPU of this tray", path + ("to",),

@@ -29,7 +29,7 @@ from infra.models.base import NonNegFloat, Source, Sourced, SourceTag, Strict
 from infra.models.catalog import catalog_dir, validation_error
 from infra.models.yamlio import line_of, read_yaml
 
-# The blast-radius vocabulary (infra.analysis.blast_radius) plus kinds the field data
+# The blast-radius vocabulary (infra.analysis.reliability.blast_radius) plus kinds the field data
 # splits out: hbm (fails inside a GPU) and software (stops a job, breaks no hardware).
 BLAST_KINDS = (
     "gpu", "cpu", "superchip", "compute_tray", "nvlink_switch_chip", "nvlink_switch_tray",

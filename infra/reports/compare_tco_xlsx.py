@@ -1,6 +1,6 @@
 """Live TCO sheets of the comparison workbook: named input cells and formulas on them.
 
-The formulas repeat :func:`infra.analysis.tco.total_cost` (the analysis stays the one
+The formulas repeat :func:`infra.analysis.cost.tco.total_cost` (the analysis stays the one
 place the figures are computed; the sheet lets a buyer change an assumption and see
 every dependent figure move)::
 

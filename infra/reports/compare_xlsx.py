@@ -5,7 +5,7 @@
   ``facility_usd_per_mw``, ``facility_life_years``), with their sources.
 - TCO: per option, capex, GPUs, IT kW, PUE and dense PFLOPS (inputs) and live formulas on
   the named cells for energy, maintenance, facility, TCO, $ per PFLOP-year and $ per
-  GPU-hour: the same arithmetic as :func:`infra.analysis.tco.total_cost`, so changing an
+  GPU-hour: the same arithmetic as :func:`infra.analysis.cost.tco.total_cost`, so changing an
   input cell changes every dependent figure.
 - Charts: native bar charts over the ``charts`` rows the analysis computed (lower-bound
   capex left out). Written atomically.

@@ -1,6 +1,6 @@
 """The design workbook's Bill of materials sheet: the tool's pricing rule as live formulas.
 
-Per line (see :mod:`infra.analysis.capex`)::
+Per line (see :mod:`infra.analysis.cost.capex`)::
 
     included_in = IF(parent included, parent's included_in,
                      IF(parent priced AND parent covers "contents", parent slug, ""))

@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from infra.analysis.compare_metrics import design_metrics, design_tco
+from infra.analysis.cost.compare_metrics import design_metrics, design_tco
 from infra.analysis.summary import DesignAnalysis, analyze
-from infra.analysis.tco import Capex, CostAssumptions
+from infra.analysis.cost.tco import Capex, CostAssumptions
 from infra.errors import InfraError
 from infra.models.catalog import KIND_MODELS, Catalog, entry_as_dict, load_catalog
 from infra.models.prices import PriceBook, load_prices

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from infra.analysis.tco import CostAssumptions
+from infra.analysis.cost.tco import CostAssumptions
 from infra.errors import DesignError
 from infra.models.catalog import load_catalog
 from infra.models.prices import load_prices

@@ -78,7 +78,7 @@ def to_json(g: nx.Graph) -> str:
 
 
 def _fabric(rd: ResolvedDesign, name: str) -> nx.Graph:
-    from infra.analysis.fabric import design_fabrics
+    from infra.analysis.network.fabric import design_fabrics
     from infra.topology.fabric_graph import fabric_graph
 
     fabrics = {f.name: f for f in design_fabrics(rd)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from infra.analysis.fabric import FabricResult
+from infra.analysis.network.fabric import FabricResult
 
 
 def fabric_graph(f: FabricResult, tray_slugs: list[str]) -> nx.Graph:

@@ -55,6 +55,7 @@ from infra.models.expand import expand_tray
 from infra.models.parts import Gpu, NvlinkSwitchChip
 from infra.models.resolve import DomainShape, ResolvedDesign
 from infra.models.systems import ComputeTray
+from infra.models.yamlio import line_of
 from infra.topology.tiers import l2_cut, local, tier_wire
 
 
@@ -180,7 +181,9 @@ def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
         up = tier_wire(rd, g, t1, [c for cs in b.chips[2] for c in cs], b.t1_part, b.t2_part,
                         sizes.pop() if len(sizes) == 1 else 1)
     elif len(racks) == 2:
-        cross = _cross_wire(g, b.chips[1], b.t1_part)
+        where = ("pods", shape.pod or "", "scale_up", "racks_per_domain")
+        cross = _cross_wire(g, b.chips[1], b.t1_part, file=str(rd.file), path=where,
+                            line=line_of(rd.file, where) if rd.file else None)
     links = b.gpu_part.scale_up.links  # type: ignore[union-attr]
     per_gpu = b.gpu_part.scale_up.gbyte_s  # type: ignore[union-attr]
     bis = b.gpus / 2 * per_gpu
@@ -290,11 +293,11 @@ def _check_ports(rd, lname: str, chip: NvlinkSwitchChip | None, used: Counter) -
                 hint="add NVLink switch trays or fewer GPUs per rack")
 
 
-def _cross_wire(g, chips_by_rack, chip: NvlinkSwitchChip) -> int:
+def _cross_wire(g, chips_by_rack, chip: NvlinkSwitchChip, **where) -> int:
     a, b = chips_by_rack
     if len(a) != len(b):
         raise TopologyError(f"the two racks have {len(a)} and {len(b)} NVLink switch chips; "
-                            "back-to-back wiring needs the same number")
+                            "back-to-back wiring needs the same number", **where)
     g.add_node("xrack", kind="nvlink_backplane")
     total = 0
     for ca, cb in zip(a, b):
@@ -303,7 +306,7 @@ def _cross_wire(g, chips_by_rack, chip: NvlinkSwitchChip) -> int:
             raise TopologyError(
                 f"switch chip {ca} has no port left for the other rack ({chip.ports} ports, all "
                 "used by its own rack's GPUs)", hint="use racks_per_domain: 1, or racks with "
-                "half the GPUs per switch chip (NVL36)")
+                "half the GPUs per switch chip (NVL36)", **where)
         if spare > 0:
             g.add_edge(ca, cb, kind="nvlink", links=spare, gbyte_s=spare * chip.port_gbyte_s,
                        via="xrack")

@@ -9,8 +9,8 @@ manifolds, 0U PDUs), and a footer with kW, weight and U used / free per rack.
 
 from __future__ import annotations
 
-from infra.analysis.elevation import RackElevation, rack_elevations
-from infra.analysis.rack_faces import RackFaces, rack_faces
+from infra.analysis.layout.elevation import RackElevation, rack_elevations
+from infra.analysis.layout.rack_faces import RackFaces, rack_faces
 from infra.reports.diagrams import Diagram, style
 from infra.reports.diagrams.style import esc, num
 

@@ -7,7 +7,7 @@ the cluster-wide figures of the blast-radius table.
 
 from __future__ import annotations
 
-from infra.analysis.failure_view import failure_view, highlight_kinds
+from infra.analysis.reliability.failure_view import failure_view, highlight_kinds
 from infra.reports.diagrams import Diagram, file_stem, scaleup, tray
 from infra.topology.views import domain_view
 

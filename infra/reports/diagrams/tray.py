@@ -2,7 +2,7 @@
 
 Every PCIe link is labelled generation x lanes and usable GB/s per direction; links and
 NIC ports whose line-rate demand exceeds capacity (the PCIe contention analysis,
-:mod:`infra.analysis.pcie`) are drawn red with demand / capacity.
+:mod:`infra.analysis.network.pcie`) are drawn red with demand / capacity.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Cost: bill of materials, capex, TCO, design comparison and target sizing."""

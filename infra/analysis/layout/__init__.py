@@ -1,0 +1,1 @@
+"""Physical layout: rack elevations and faces, network placement, node identities, cabling."""

@@ -1,0 +1,91 @@
+"""Rack instances and rear faces of each rack layout, for NetBox-style elevations.
+
+A design gives racks by layout and count, never one by one; the elevation drawing shows
+one rack per distinct layout with the names of its instances. Names follow the cabling
+plan, exports and ingest (:mod:`infra.analysis.layout.identity`): ``<pod><i>/.../r<k>``, or
+``r<k>`` for racks built directly.
+
+Rear face. Every racked unit is taken as full depth (seen from the rear as occupied, as
+NetBox draws full-depth devices). Mounted at the rear, beside the units:
+
+- 0U units of the layout (PDUs, in-rack CDUs whose height is unpublished);
+- the NVLink cable cartridge, in layouts with NVLink switch trays, spanning the compute
+  and switch trays it connects;
+- a DC busbar where the layout has power shelves (MGX/ORv3 racks feed trays from it);
+- liquid supply/return manifolds in liquid and hybrid racks.
+
+Weights are not in the catalog, so ``weight_kg`` is None (unknown, never 0).
+
+Examples
+--------
+>>> from infra.models.resolve import load_design
+>>> rd = load_design("designs/aws_nvl36x2.yaml")
+>>> (f,) = rack_faces(rd)
+>>> f.layout, f.instances, f.free_u, [r.label for r in f.rear]
+('nvl36', ('ultraserver0/r0', 'ultraserver0/r1'), 15.0, ['NVLink cable cartridge', 'liquid manifolds'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from infra.analysis.layout.elevation import unit_positions
+from infra.models.resolve import ResolvedDesign
+
+
+@dataclass(frozen=True)
+class RearItem:
+    label: str
+    kind: str
+    top_u: int  # highest U it spans
+    bottom_u: int  # lowest U it spans
+    slug: str | None = None  # the catalog part, for mounted units
+
+
+@dataclass(frozen=True)
+class RackFaces:
+    layout: str
+    instances: tuple[str, ...]  # build order, as in the cabling plan
+    used_u: float
+    free_u: float
+    weight_kg: float | None  # None: the catalog has no weights
+    rear: tuple[RearItem, ...]
+
+
+def rack_names(rd: ResolvedDesign) -> dict[str, list[str]]:
+    """Layout name -> the paths of its rack instances, in build order
+    (:func:`infra.analysis.layout.identity.rack_instances`, the one naming rule)."""
+    from infra.analysis.layout.identity import rack_instances
+
+    out: dict[str, list[str]] = {}
+    for r in rack_instances(rd):
+        out.setdefault(r.layout, []).append(r.path)
+    return out
+
+
+def rack_faces(rd: ResolvedDesign) -> list[RackFaces]:
+    """Instances, U used/free and rear-face items of every layout the design builds."""
+    names = rack_names(rd)
+    out = []
+    for lname, layout in rd.layouts.items():
+        if lname not in names:
+            continue
+        top = layout.rack.u_height
+        rear: list[RearItem] = []
+        placed = unit_positions(layout)
+        nvl = [(pos, item) for item, pos in placed if pos is not None
+               and item.part.kind in ("compute_tray", "nvlink_switch_tray")]
+        if any(item.part.kind == "nvlink_switch_tray" for _, item in nvl):
+            hi = max(p + int(round(i.part.u_height)) - 1 for p, i in nvl)
+            rear.append(RearItem("NVLink cable cartridge", "nvlink_backplane", hi,
+                                 min(p for p, _ in nvl)))
+        if layout.of_kind("power_shelf"):
+            rear.append(RearItem("DC busbar", "power_shelf", top, 1))
+        if layout.rack.cooling in ("liquid", "hybrid"):
+            rear.append(RearItem("liquid manifolds", "cooling_unit", top, 1))
+        for item, pos in placed:
+            if pos is None:
+                rear.append(RearItem(item.part.name, item.part.kind, top, 1, item.part.slug))
+        used = layout.used_u
+        out.append(RackFaces(lname, tuple(names[lname]), used, top - used, None, tuple(rear)))
+    return out

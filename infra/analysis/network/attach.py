@@ -1,0 +1,130 @@
+"""Which first-tier switch port each node port of a fabric lands on (one rule, shared).
+
+Used by the cabling plan, node identities (a node's leaves) and the scheduler
+topologies, so all three agree. Rules (stated so a cabling vendor can follow them):
+
+- Node ports are numbered ``p1..pP`` in NIC order; with several planes, plane *q* takes
+  ports ``q*P/planes + 1 ..``; switch names get a ``plane<q>.`` prefix.
+- Rail-optimized: node *i* of its group, rail *r* -> leaf ``<group>.rail<r>.leaf<i // d>``
+  port ``i % d + 1`` (``d`` = leaf down ports).
+- Clos: the group's node ports fill leaves ``<group>.leaf<k>`` in order.
+- In-rack ToRs: a rack's ports are dealt round-robin over its ToRs
+  ``<rack>.tor<j>`` (so one GPU's two ports land on two ToRs).
+- Leaf ports are numbered from 1 in the order the node ports arrive.
+
+Examples
+--------
+>>> from infra.analysis.network.fabric import design_fabrics
+>>> from infra.models.resolve import load_design
+>>> rd = load_design("designs/dgx_h100_su.yaml")
+>>> f = design_fabrics(rd)[0]
+>>> ports = leaf_ports(f, [("su0/r0", "su0")] * 2)
+>>> ports[1][:2]
+(Attachment(port='p1', leaf='su0.rail0.leaf0', leaf_port=2), Attachment(port='p2', leaf='su0.rail1.leaf0', leaf_port=2))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from infra.analysis.network.fabric import FabricResult
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """One node port and the first-tier switch port it is cabled to."""
+
+    port: str  # node port, p1..pP
+    leaf: str  # first-tier switch name
+    leaf_port: int  # 1-based
+
+
+def leaf_ports(f: FabricResult, nodes: Sequence[tuple[str, str]]) -> list[tuple[Attachment, ...]]:
+    """Attachments of every node port, per node, in the order of ``nodes``.
+
+    Parameters
+    ----------
+    f : FabricResult
+        A sized fabric (:func:`infra.analysis.network.fabric.design_fabrics`).
+    nodes : sequence of (rack path, group path)
+        The fabric's nodes in build order (:func:`infra.analysis.layout.identity.node_identities`).
+
+    Returns
+    -------
+    list of tuple of Attachment
+        One tuple per node, in port order (all planes).
+    """
+    ports = f.ports_per_node // f.planes
+    d = f.tree.tiers[0].down_ports
+    per_rack = f.spec.tiers[0].switches_per_rack
+    out: list[list[Attachment]] = [[] for _ in nodes]
+    for plane in range(f.planes):
+        pre = f"plane{plane}." if f.planes > 1 else ""
+        used: dict[str, int] = {}
+        by_group: dict[str, int] = {}
+        by_rack: dict[str, int] = {}
+        for n, (rack, group) in enumerate(nodes):
+            i = by_group.get(group, 0)
+            by_group[group] = i + 1
+            for r in range(ports):
+                if per_rack:
+                    j = by_rack.get(rack, 0)
+                    by_rack[rack] = j + 1
+                    leaf = f"{pre}{rack}.tor{j % per_rack}"
+                elif f.spec.kind == "rail_optimized":
+                    leaf = f"{pre}{group}.rail{r}.leaf{i // d}"
+                else:
+                    leaf = f"{pre}{group}.leaf{(i * ports + r) // d}"
+                used[leaf] = used.get(leaf, 0) + 1
+                out[n].append(Attachment(f"p{plane * ports + r + 1}", leaf, used[leaf]))
+    return [tuple(a) for a in out]
+
+
+def spine_of(f: FabricResult, leaves: Sequence[str]) -> list[tuple[str, int, str, int]]:
+    """Leaf uplinks: (leaf, uplink number, spine, spine port), in leaf order.
+
+    Two tiers: leaf uplink *j* goes to spine ``j mod S`` (every leaf reaches every spine
+    evenly). Three tiers: the leaves' uplinks fill spines in order. Spine ports are
+    numbered from 1 in arrival order.
+    """
+    tree = f.tree.tiers
+    if len(tree) < 2:
+        return []
+    u = tree[0].up_ports
+    spines = tree[1].switches
+    ports: dict[str, int] = {}
+    index: dict[str, int] = {}  # leaves seen per plane
+    out = []
+    for leaf in leaves:
+        pre = leaf.split(".", 1)[0] + "." if leaf.startswith("plane") else ""
+        li = index.get(pre, 0)
+        index[pre] = li + 1
+        for j in range(u):
+            s = j % spines if len(tree) == 2 else (li * u + j) // tree[1].down_ports
+            name = f"{pre}spine{s}"
+            ports[name] = ports.get(name, 0) + 1
+            out.append((leaf, j + 1, name, ports[name]))
+    return out
+
+
+def core_of(f: FabricResult) -> list[tuple[str, int, str, int]]:
+    """Spine uplinks of a three-tier fabric: (spine, uplink, core, core port).
+
+    The spines' uplinks fill the cores in order (spine *s* uplink *j* -> core
+    ``(s * u + j) // k``), per plane.
+    """
+    tree = f.tree.tiers
+    if len(tree) < 3:
+        return []
+    u, k = tree[1].up_ports, tree[2].down_ports
+    out = []
+    for plane in range(f.planes):
+        pre = f"plane{plane}." if f.planes > 1 else ""
+        ports: dict[str, int] = {}
+        for s in range(tree[1].switches):
+            for j in range(u):
+                core = f"{pre}core{(s * u + j) // k}"
+                ports[core] = ports.get(core, 0) + 1
+                out.append((f"{pre}spine{s}", j + 1, core, ports[core]))
+    return out

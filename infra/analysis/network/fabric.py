@@ -1,0 +1,316 @@
+"""Scale-out and front-end fabrics of a design: sizing, media, power, bandwidth, hops.
+
+Endpoints are the physical ports of the NICs whose tray component carries one of the
+fabric's ``networks``. Fabric power = switches + the transceivers in switch ports and
+between switches; node-end transceivers (and the node half of active cables) sit in the
+servers' cages and are reported apart (``node_optics_kw``): :mod:`infra.analysis.power.it_power`
+adds them for nodes whose power is a sum of parts. Switch counts come from :mod:`infra.analysis.network.fat_tree`; links
+per tier from the same arithmetic; transceivers at each end = links / (transceiver
+rate / link rate) (a twin-port 800G OSFP carries two 400G links); a DAC/AOC cable
+carries links / (cable rate / link rate); a fibre link without a cable SKU counts one
+fibre each. Power = switches + transceivers with published figures (others listed).
+
+Bandwidth per GPU at each tier: injection = fabric ports x rate / GPUs per node; above
+tier *t* it is divided by the product of the oversubscriptions below; the all-to-all
+bound is 2 x bisection / GPUs (half of uniform all-to-all traffic crosses the cut).
+Bisection = min over tiers of (links into the tier x rate / 2), times planes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from infra.analysis.network.fat_tree import FabricSizeError, FatTree, size_fat_tree
+from infra.errors import TopologyError
+from infra.models.expand import expand_tray
+from infra.models.fabric import FabricSpec, LinkMedia
+from infra.models.parts import NetworkSwitch
+from infra.models.resolve import ResolvedDesign
+from infra.models.yamlio import line_of
+from infra.units import w_to_kw
+
+
+@dataclass(frozen=True)
+class TierRow:
+    fabric: str
+    role: str
+    switch: str
+    switches: int  # all planes
+    radix: int
+    port_gbit_s: float
+    oversubscription: float
+    down_links: int  # all planes
+    ports_used: int
+    ports_free: int
+    lower_end: str | None
+    lower_end_transceivers: int
+    switch_end: str | None
+    switch_end_transceivers: int
+    cable: str | None
+    cables: int
+    switch_power_kw: float | None
+    transceiver_power_kw: float | None
+
+
+@dataclass
+class FabricResult:
+    name: str
+    spec: FabricSpec
+    tree: FatTree
+    tiers: list[TierRow]
+    planes: int
+    nodes: int
+    gpus: int
+    gpus_per_node: int
+    ports_per_node: int  # all planes
+    link_gbit_s: float
+    bisection_tbit_s: float
+    max_gpus: int
+    hops: dict[str, int]
+    per_gpu_gbit_s: dict[str, float]
+    transceivers: Counter = field(default_factory=Counter)
+    cables: Counter = field(default_factory=Counter)
+    power_kw: float = 0.0  # switches + switch-side optics; IT load outside the racks
+    node_optics_kw: float = 0.0  # node-end optics (+ node half of active cables)
+    unknown_power: tuple[str, ...] = ()
+    power_typical_kw: float = 0.0  # as power_kw, at typical figures where published
+    node_optics_typical_kw: float = 0.0
+
+    def switches(self, role: str) -> int:
+        return sum(t.switches for t in self.tiers if t.role == role)
+
+
+def design_fabrics(rd: ResolvedDesign) -> list[FabricResult]:
+    """Size every fabric of ``rd`` (cached on the design)."""
+    if "_fabrics" not in rd.__dict__:
+        rd.__dict__["_fabrics"] = [size_fabric(rd, n, s) for n, s in rd.design.fabrics.items()]
+    return rd.__dict__["_fabrics"]
+
+
+def size_fabric(rd: ResolvedDesign, name: str, spec: FabricSpec) -> FabricResult:
+    path = ("fabrics", name)
+
+    def err(msg: str, sub: tuple = (), hint: str | None = None) -> TopologyError:
+        p = path + sub
+        return TopologyError(msg, file=str(rd.file), path=p, line=line_of(rd.file, p), hint=hint)
+
+    ports, speed, gpn, nodes = _endpoints(rd, spec, err)
+    if ports % spec.planes:
+        raise err(f"{ports} fabric ports per node do not split over {spec.planes} planes",
+                  ("planes",))
+    switches = [rd.catalog.get(t.switch, "network_switch", file=str(rd.file),
+                               path=path + ("tiers", i, "switch")) for i, t in enumerate(spec.tiers)]
+    radices, rates = [], []
+    for i, (t, sw) in enumerate(zip(spec.tiers, switches)):
+        rate = t.port_gbit_s or sw.port_gbit_s  # type: ignore[attr-defined]
+        split = sw.port_gbit_s / rate  # type: ignore[attr-defined]
+        if split < 1 or split != int(split):
+            raise err(f"tier {i + 1} ({t.role}): {sw.slug} ports of {sw.port_gbit_s:g} Gb/s "  # type: ignore[attr-defined]
+                      f"cannot run at {rate:g} Gb/s", ("tiers", i, "port_gbit_s"),
+                      hint="use the native speed or an even breakout (e.g. 800 -> 2 x 400)")
+        radices.append(int(sw.ports * split))  # type: ignore[attr-defined]
+        rates.append(rate)
+    if speed != rates[0]:
+        raise err(f"NIC ports run at {speed:g} Gb/s, tier 1 ({spec.tiers[0].role}) ports at "
+                  f"{rates[0]:g} Gb/s", ("tiers", 0, "port_gbit_s"),
+                  hint=f"set port_gbit_s: {speed:g} (breakout) or use matching NICs")
+    if len(set(rates)) > 1:
+        raise err(f"tiers run at different port speeds {rates}", ("tiers",),
+                  hint="set port_gbit_s so every tier uses the same link rate")
+    groups = _groups(rd, spec, nodes, err)
+    tor = None
+    if spec.tiers[0].switches_per_rack:
+        tor = (_racks_with_nodes(rd, spec), spec.tiers[0].switches_per_rack)
+    try:
+        tree = size_fat_tree(groups, ports // spec.planes, spec.kind, radices,
+                             [t.oversubscription for t in spec.tiers],
+                             [t.role for t in spec.tiers], tor)
+    except FabricSizeError as exc:
+        raise err(str(exc), ("tiers",)) from None
+    res = FabricResult(name, spec, tree, [], spec.planes, nodes, nodes * gpn, gpn, ports, speed,
+                       0.0, 0, {}, {})
+    _media(rd, res, switches, err)
+    _bandwidth(res)
+    return res
+
+
+def _endpoints(rd: ResolvedDesign, spec: FabricSpec, err) -> tuple[int, float, int, int]:
+    """(fabric ports per node, port Gb/s, GPUs per node, nodes) over every tray type."""
+    shapes = set()
+    nodes = 0
+    for slug, n in rd.tray_counts().items():
+        lay = expand_tray(rd.catalog.get(slug), rd.catalog)  # type: ignore[arg-type]
+        ports = [p.gbit_s for i in lay.of_kind("nic") if i.component.network in spec.networks
+                 for p in i.part.ports]  # type: ignore[attr-defined]
+        if not ports:
+            continue
+        if len(set(ports)) > 1:
+            raise err(f"tray {slug!r} has NIC ports of several speeds {sorted(set(ports))} on "
+                      "this fabric", ("networks",))
+        shapes.add((len(ports), ports[0], lay.count("gpu")))
+        nodes += n
+    if not shapes:
+        raise err(f"no NIC of any tray carries networks {spec.networks}", ("networks",),
+                  hint="check the trays' components 'network:' tags")
+    if len(shapes) > 1:
+        raise err(f"tray types attach differently to this fabric (ports, Gb/s, GPUs): "
+                  f"{sorted(shapes)}", ("networks",), hint="use one fabric per tray type")
+    ports, speed, gpn = shapes.pop()
+    return ports, speed, gpn, nodes
+
+
+def _nodes_in_pod(rd: ResolvedDesign, pod: str, memo: dict[str, int] | None = None) -> int:
+    """Compute trays in one instance of ``pod``; memoised, so linear in pod definitions."""
+    memo = {} if memo is None else memo
+    if pod not in memo:
+        p = rd.design.pods[pod]
+        n = sum(c * rd.layouts[r].count("compute_tray") for r, c in p.racks.items())
+        memo[pod] = n + sum(c * (_nodes_in_pod(rd, s, memo) if s in rd.design.pods
+                                 else rd.layouts[s].count("compute_tray"))
+                            for s, c in p.pods.items())
+    return memo[pod]
+
+
+def _groups(rd: ResolvedDesign, spec: FabricSpec, nodes: int, err) -> list[tuple[int, int]]:
+    if not spec.group:
+        return [(nodes, 1)]
+    names = [g.strip() for g in spec.group.split(",")]
+    groups, memo = [], {}
+    for g in names:
+        if g not in rd.design.pods:
+            raise err(f"group {g!r} is not a pod of this design", ("group",),
+                      hint=f"pods: {sorted(rd.design.pods)}")
+        groups.append((_nodes_in_pod(rd, g, memo), rd.pod_counts[g]))
+    covered = sum(n * c for n, c in groups)
+    if covered != nodes:
+        raise err(f"the groups {names} hold {covered} nodes, the fabric has {nodes}", ("group",),
+                  hint="list every pod whose nodes attach (comma-separated)")
+    return groups
+
+
+def _racks_with_nodes(rd: ResolvedDesign, spec: FabricSpec) -> int:
+    return sum(n for ln, n in rd.rack_counts.items() if rd.layouts[ln].count("compute_tray"))
+
+
+def _per(transceiver_or_cable, rate: float, err, where: tuple) -> int:
+    ratio = transceiver_or_cable.gbit_s / rate
+    if ratio < 1 or ratio != int(ratio):
+        raise err(f"{transceiver_or_cable.slug} ({transceiver_or_cable.gbit_s:g} Gb/s) does not "
+                  f"carry whole {rate:g} Gb/s links", where)
+    return int(ratio)
+
+
+def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
+    unknown: set[str] = set()
+    power_w = node_w = typ_w = node_typ_w = 0.0
+    planes = res.planes
+    for i, (t, ts, sw) in enumerate(zip(res.spec.tiers, res.tree.tiers, switches)):
+        m: LinkMedia = t.down
+        links = ts.down_links * planes
+        counts = {}
+        for end in ("lower", "switch_end"):
+            slug = m.lower if end == "lower" else m.switch_end
+            if slug is None:
+                counts[end] = (None, 0)
+                continue
+            opt = rd.catalog.get(slug, "optic", file=str(rd.file),
+                                 path=("fabrics", res.name, "tiers", i, "down"))
+            n = math.ceil(links / _per(opt, res.link_gbit_s, err, ("tiers", i, "down")))
+            counts[end] = (slug, n)
+            res.transceivers[slug] += n
+            _reach(opt, m, err, i)
+            if opt.max_power_w is None:
+                unknown.add(slug)
+            typ = opt.typical_w or opt.max_power_w or 0
+            if i == 0 and end == "lower":
+                node_w += n * (opt.max_power_w or 0)
+                node_typ_w += n * typ
+            else:
+                power_w += n * (opt.max_power_w or 0)
+                typ_w += n * typ
+        cable, n_cables = None, 0
+        if m.cable:
+            c = rd.catalog.get(m.cable, "cable", file=str(rd.file),
+                               path=("fabrics", res.name, "tiers", i, "down", "cable"))
+            _reach(c, m, err, i)
+            cable, n_cables = c.slug, math.ceil(links / _per(c, res.link_gbit_s, err,
+                                                               ("tiers", i, "down", "cable")))
+            res.cables[c.slug] += n_cables
+            w = n_cables * (c.max_power_w or 0)  # active cables: half is the node end's
+            wt = n_cables * (c.typical_w or c.max_power_w or 0)
+            power_w += w / 2 if i == 0 else w
+            typ_w += wt / 2 if i == 0 else wt
+            node_w += w / 2 if i == 0 else 0
+            node_typ_w += wt / 2 if i == 0 else 0
+        else:
+            cable, n_cables = "fibre (one per link)", links
+            res.cables[cable] += links
+        n_sw = ts.switches * planes
+        sw_kw = None if sw.max_power_w is None else w_to_kw(n_sw * sw.max_power_w)
+        if sw.max_power_w is None:
+            unknown.add(sw.slug)
+        power_w += n_sw * (sw.max_power_w or 0)
+        typ_w += n_sw * (sw.typical_w or sw.max_power_w or 0)
+        tr_kw = None
+        tr_w = [rd.catalog.get(s).max_power_w for s, n in counts.values() if s]
+        if tr_w and all(w is not None for w in tr_w):
+            tr_kw = w_to_kw(sum(n * rd.catalog.get(s).max_power_w for s, n in counts.values() if s))
+        res.tiers.append(TierRow(
+            res.name, t.role, sw.slug, n_sw, ts.radix, res.link_gbit_s, t.oversubscription,
+            links, ts.ports_used * planes, ts.ports_free * planes,
+            counts["lower"][0], counts["lower"][1], counts["switch_end"][0],
+            counts["switch_end"][1], cable, n_cables, sw_kw, tr_kw))
+    res.power_kw = w_to_kw(power_w)
+    res.node_optics_kw = w_to_kw(node_w)
+    res.power_typical_kw = w_to_kw(typ_w)
+    res.node_optics_typical_kw = w_to_kw(node_typ_w)
+    res.unknown_power = tuple(sorted(unknown))
+
+
+def _reach(part, media: LinkMedia, err, tier: int) -> None:
+    if media.reach_m and part.reach_m and media.reach_m > part.reach_m:
+        raise err(f"tier {tier + 1}: runs of {media.reach_m:g} m exceed {part.slug}'s "
+                  f"{part.reach_m:g} m reach", ("tiers", tier, "down", "reach_m"),
+                  hint="use optics (or a longer-reach optic) for this tier")
+
+
+def _bandwidth(res: FabricResult) -> None:
+    rate = res.link_gbit_s
+    cuts = [ts.down_links * rate / 2 for ts in res.tree.tiers]
+    res.bisection_tbit_s = min(cuts) * res.planes / 1000
+    inj = res.ports_per_node * rate / res.gpus_per_node
+    per = {"injection": inj}
+    factor = 1.0
+    for i, t in enumerate(res.spec.tiers[:-1]):
+        factor *= t.oversubscription
+        per[f"above_{t.role}"] = inj / factor
+    per["all_to_all_bound"] = 2 * res.bisection_tbit_s * 1000 / res.gpus if res.gpus else 0.0
+    res.per_gpu_gbit_s = per
+    n = len(res.tree.tiers)
+    far = {1: 1, 2: 3, 3: 5}[n]
+    if res.spec.kind == "rail_optimized":
+        res.hops = {"same_rail_same_group": 1, "cross_rail": min(far, 3) if n > 1 else 0,
+                    "cross_rail_via_nvlink_pxn": 1, "cross_group": far}
+    else:
+        res.hops = {"same_leaf": 1, "cross_leaf": min(far, 3), "cross_pod": far}
+    per_plane_nodes = res.tree.max_endpoints // (res.ports_per_node // res.planes)
+    res.max_gpus = per_plane_nodes * res.gpus_per_node
+
+
+def fabric_metrics(fabrics: list[FabricResult]) -> dict[str, float | int]:
+    """The fabric metrics of the JSON contract (summed over the design's fabrics)."""
+    return {
+        "fabric_tiers": max((len(f.tiers) for f in fabrics), default=0),
+        "leaf_switches": sum(f.switches("leaf") + f.switches("tor") for f in fabrics),
+        "spine_switches": sum(f.switches("spine") for f in fabrics),
+        "core_switches": sum(f.switches("core") for f in fabrics),
+        "transceivers": sum(sum(f.transceivers.values()) for f in fabrics),
+        "scale_out_bisection_tbit_s": round(sum(f.bisection_tbit_s for f in fabrics), 3),
+        "fabric_power_kw": round(sum(f.power_kw for f in fabrics), 3),
+        "fabric_power_unknown_parts_count": len({u for f in fabrics for u in f.unknown_power}),
+    }
+
+
+__all__ = ["FabricResult", "NetworkSwitch", "design_fabrics", "fabric_metrics", "size_fabric"]

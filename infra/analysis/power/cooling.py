@@ -1,0 +1,188 @@
+"""Cooling: heat to liquid and to air per rack, and the cooling units that remove it.
+
+Assumptions
+-----------
+- In-rack units (CDUs) serve the rack they are mounted in.
+- A pod's in-row/room units serve the heat of their medium from the pod's racks that
+  have no in-rack unit for it.
+- Units needed = ceil(heat / capacity). Modular in-row heat exchangers are sized in
+  modules (fan cabinets) when a module capacity is published; when no capacity is
+  published the count is reported as unknown, never guessed.
+- Liquid heat with no unit to remove it is an error; air heat with no air unit is
+  assumed to go to the hall's existing air handling (reported as such), as does the heat
+  of fabric switches, which sit outside the modelled racks.
+- Plausibility errors: liquid-cooled parts in a rack type rated air-only; a CDU mounted
+  in an air-only rack; a wholly air-cooled unit in a rack type rated liquid-only.
+- Warning: air heat per rack above ``assumptions.air_heat_limit_kw_per_rack``, by default
+  :data:`AIR_HEAT_LIMIT_KW` (hardware-facts.md §8: practical air-cooled limit ~25-30 kW per
+  rack [AN, STH 2024 and industry guides]; the top of that range is taken).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from infra.errors import InfeasibleDesignError
+from infra.models.resolve import ResolvedDesign
+from infra.models.systems import CoolingUnit
+from infra.models.yamlio import line_of
+
+from infra.analysis.power.it_power import DesignPower
+
+AIR_HEAT_LIMIT_KW = 30.0
+AIR_HEAT_LIMIT_SOURCE = ("practical air-cooled rack limit ~25-30 kW (hardware-facts.md §8; "
+                         "ServeTheHome 2024 and industry guides, AN); upper end taken")
+
+
+@dataclass(frozen=True)
+class CoolingRow:
+    """One cooling unit type, where it sits, the heat it must remove and how many."""
+
+    unit: str
+    cooling_kind: str
+    scope: str  # "rack:<layout>" or "pod:<pod>"
+    removes: str
+    heat_kw: float  # per rack / per pod instance
+    capacity_kw: float | None  # per unit (or per module)
+    sized_in: str  # "units" or the module name
+    needed: int | None  # per rack / per pod instance; None = capacity unpublished
+    installed: int | None  # units the design lists (per rack / pod), None = sized here
+    instances: int  # racks or pod instances in the cluster
+    note: str = ""
+
+    @property
+    def total_units(self) -> int | None:
+        n = self.installed if self.installed is not None else self.needed
+        return None if n is None else n * self.instances
+
+
+@dataclass(frozen=True)
+class DesignCooling:
+    rows: tuple[CoolingRow, ...]
+    liquid_kw: float
+    air_kw: float
+    air_to_hall_kw: float  # air heat no listed unit removes
+    warnings: tuple[str, ...] = ()
+    air_limit_kw: float = AIR_HEAT_LIMIT_KW
+    air_limit_source: str = AIR_HEAT_LIMIT_SOURCE
+
+    def unit_counts(self) -> dict[str, int | None]:
+        """Pod-level unit slug -> units in the cluster; None when a count is unknown
+        (capacity unpublished), never a guessed 1."""
+        out: dict[str, int | None] = {}
+        for r in self.rows:
+            if r.scope.startswith("pod:"):
+                n, prev = r.total_units, out.get(r.unit, 0)
+                out[r.unit] = None if n is None or prev is None else prev + n
+        return out
+
+
+def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
+    """Size cooling units against each rack's and pod's heat; raise when short."""
+    rows: list[CoolingRow] = []
+    by_layout = {r.layout: r for r in power.racks}
+    for name, rp in by_layout.items():
+        _plausible(rd, name, rp)
+    covered: dict[str, set[str]] = {name: set() for name in by_layout}
+    for name, rp in by_layout.items():
+        for item in rd.layouts[name].of_kind("cooling_unit"):
+            unit: CoolingUnit = item.part  # type: ignore[assignment]
+            heat = _heat(unit.removes, rp.liquid_kw, rp.air_kw)
+            row = _size(unit, heat, item.count, f"rack:{name}", rp.racks)
+            _check(rd, row, ("racks", name, "contents"))
+            rows.append(row)
+            covered[name].update(_media(unit.removes))
+    air_to_hall = 0.0
+    for use in rd.pod_cooling:
+        heat = sum(_heat(use.unit.removes, by_layout[ln].liquid_kw, by_layout[ln].air_kw) * n
+                   for ln, n in use.racks if not covered[ln] & _media(use.unit.removes))
+        row = _size(use.unit, heat, use.explicit_count, f"pod:{use.pod}", use.pod_count)
+        _check(rd, row, ("pods", use.pod, "cooling"))
+        rows.append(row)
+        pod_racks = [ln for ln, _ in use.racks]
+        for ln in pod_racks:
+            covered[ln].update(_media(use.unit.removes))
+    for name, rp in by_layout.items():
+        if rp.liquid_kw > 0 and "liquid" not in covered[name]:
+            path = ("racks", name)
+            raise InfeasibleDesignError(
+                f"{rp.liquid_kw:.1f} kW of liquid heat per rack of {name!r} has no CDU or heat "
+                "exchanger to remove it", file=str(rd.file), path=path,
+                line=line_of(rd.file, path),
+                hint="mount an in-rack CDU or list an in-row unit under the pod's 'cooling:'")
+        if "air" not in covered[name]:
+            air_to_hall += rp.air_kw * rp.racks
+    liquid = sum(r.liquid_kw * r.racks for r in power.racks)
+    # fabric switches sit outside the modelled racks and node-end optics are not in any
+    # rack layout's units: their heat goes to the hall's air
+    extra = power.fabric_kw + power.node_optics_kw + power.scaleup_cables_kw
+    air = sum(r.air_kw * r.racks for r in power.racks) + extra
+    a = rd.design.assumptions
+    limit = a.air_heat_limit_kw_per_rack or AIR_HEAT_LIMIT_KW
+    src = "design (assumptions.air_heat_limit_kw_per_rack)" if a.air_heat_limit_kw_per_rack \
+        else AIR_HEAT_LIMIT_SOURCE
+    warns = tuple(
+        f"rack layout {r.layout!r}: {r.air_kw:.1f} kW of air heat per rack is above the "
+        f"{limit:g} kW air-cooled rack limit ({src}); plan rear-door heat exchangers, "
+        "containment or liquid cooling" for r in power.racks if r.air_kw > limit + 1e-9)
+    return DesignCooling(tuple(rows), liquid, air, air_to_hall + extra, warns, limit, src)
+
+
+def _plausible(rd: ResolvedDesign, name: str, rp) -> None:
+    """Errors for cooling that cannot work: liquid in an air rack, air units in a liquid one."""
+    layout = rd.layouts[name]
+    rack = layout.rack
+    path = ("racks", name, "contents")
+    for i, item in enumerate(layout.items):
+        p = item.part
+        if rack.cooling == "air" and isinstance(p, CoolingUnit) and p.removes != "air":
+            raise InfeasibleDesignError(
+                f"{p.slug!r} (a {p.cooling_kind.replace('_', ' ')}) is mounted in rack type "
+                f"{rack.slug!r}, which is air-cooled and has no liquid loop for it",
+                file=str(rd.file), path=path + (i,), line=line_of(rd.file, path + (i,)),
+                hint="use a liquid or hybrid rack type, or remove the CDU")
+    for up, _n in rp.units:
+        where = ("racks", name)
+        if rack.cooling == "air" and up.liquid_w > 0:
+            raise InfeasibleDesignError(
+                f"{up.slug!r} sends {up.liquid_w / 1000:.2f} kW to liquid but rack type "
+                f"{rack.slug!r} is air-cooled", file=str(rd.file), path=where,
+                line=line_of(rd.file, where),
+                hint="use a liquid or hybrid rack type (with a CDU or in-row unit)")
+        if rack.cooling == "liquid" and up.power_w > 0 and up.liquid_w == 0:
+            raise InfeasibleDesignError(
+                f"{up.slug!r} is wholly air-cooled ({up.air_w / 1000:.2f} kW to air) but rack "
+                f"type {rack.slug!r} is liquid-cooled only", file=str(rd.file), path=where,
+                line=line_of(rd.file, where),
+                hint="use a hybrid rack type, or mark the unit 'cooling: liquid' if it is")
+
+
+def _media(removes: str) -> set[str]:
+    return {"liquid", "air"} if removes == "both" else {removes}
+
+
+def _heat(removes: str, liquid_kw: float, air_kw: float) -> float:
+    return {"liquid": liquid_kw, "air": air_kw, "both": liquid_kw + air_kw}[removes]
+
+
+def _size(unit: CoolingUnit, heat: float, installed: int | None, scope: str, instances: int) -> CoolingRow:
+    if unit.capacity_kw is not None:
+        cap, sized_in = unit.capacity_kw, "units"
+    else:
+        cap, sized_in = unit.module_capacity_kw, unit.module_name or "modules"
+    needed = math.ceil(heat / cap - 1e-9) if cap else None
+    note = "" if cap else f"{unit.slug}: capacity not published; count unknown"
+    return CoolingRow(unit.slug, unit.cooling_kind, scope, unit.removes, heat, cap, sized_in,
+                      needed, installed, instances, note)
+
+
+def _check(rd: ResolvedDesign, row: CoolingRow, path: tuple) -> None:
+    if row.capacity_kw is None or row.installed is None or row.sized_in != "units":
+        return
+    if row.installed * row.capacity_kw + 1e-9 < row.heat_kw:
+        raise InfeasibleDesignError(
+            f"{row.installed} x {row.unit} remove {row.installed * row.capacity_kw:g} kW, "
+            f"short of the {row.heat_kw:.1f} kW {row.removes} heat load ({row.scope})",
+            file=str(rd.file), path=path, line=line_of(rd.file, path),
+            hint=f"use {row.needed} units or a larger unit")

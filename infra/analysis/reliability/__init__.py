@@ -1,0 +1,1 @@
+"""Reliability: blast radius, availability, failures over time, checkpoint and goodput."""

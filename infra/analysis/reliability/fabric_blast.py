@@ -1,0 +1,90 @@
+"""Blast radius of fabric parts: ToR/leaf, spine, core switches, one optic or cable, a plane.
+
+Assumptions
+-----------
+- A node's fabric ports are spread over the fabric's rails/ToRs so that the ports of
+  one GPU land on different switches (dual-homing where a GPU has two ports).
+- A GPU keeps ``(p - lost) / p`` of its injection bandwidth when it loses ``lost`` of its
+  ``p`` fabric ports (0 when it had only one: it can still reach the fabric over NVLink
+  through a peer's NIC, NCCL's PXN, which is not counted here).
+- A spine (core) switch carries 1/S of the uplinks of every leaf (spine) it serves: the
+  cross-leaf bandwidth of those GPUs drops to (S - 1)/S; nothing is lost. In two tiers
+  a spine serves every leaf of its plane. In three tiers the spines form blocks (pods):
+  a spine's ``d`` down ports go to ``d`` distinct leaves, so a block is ``d`` leaves
+  with the spines they share, and one spine failure degrades only its block's GPUs by
+  1/(spines per block); a core switch serves every block.
+- A whole plane takes 1/planes of every GPU's ports.
+No GPU is lost to a fabric fault: they are degraded. NVLink domains are untouched.
+"""
+
+from __future__ import annotations
+
+from infra.analysis.reliability.blast_radius import Effect
+from infra.analysis.network.fabric import FabricResult
+
+
+def spine_block(f: FabricResult) -> tuple[int, int]:
+    """(leaves, spines) of one block of a three-tier plane.
+
+    Examples
+    --------
+    DGX SuperPOD B200, 16 SU: 128 leaves and 128 spines of radix 64 per plane; a spine
+    has 32 down ports, so blocks of 32 leaves and 128 / 4 = 32 spines.
+    """
+    leaves, spines = f.tree.tiers[0].switches, f.tree.tiers[1].switches
+    block_leaves = max(1, min(leaves, f.tree.tiers[1].down_ports))
+    blocks = -(-leaves // block_leaves)
+    return block_leaves, max(1, -(-spines // blocks))
+
+
+def fabric_blast(f: FabricResult) -> list[tuple[str, str, int, Effect, str]]:
+    """(component_kind, component, count, effect, note) rows for one fabric."""
+    rows = []
+    ppg = f.ports_per_node / f.gpus_per_node  # fabric ports per GPU (all planes)
+    gpus_per_port = max(1.0, 1 / ppg)
+    kept_one_port = max(0.0, (ppg - 1) / ppg) if ppg >= 1 else 0.0
+    first = f.tree.tiers[0]
+    ports_on_leaf = first.down_links / first.switches if first.switches else 0
+    leaf_gpus = min(f.gpus, round(ports_on_leaf * gpus_per_port))
+    kind = "tor_switch" if f.spec.tiers[0].role == "tor" else "leaf_switch"
+    t0 = f.tiers[0]
+    rows.append((kind, f"{t0.switch} ({f.name})", t0.switches,
+                 Effect(0, leaf_gpus, kept_one_port, ()),
+                 f"{ports_on_leaf:g} node ports per switch; each GPU on it loses one of its "
+                 f"{ppg:g} fabric port(s)"))
+    for i, role in ((1, "spine_switch"), (2, "core_switch")):
+        if len(f.tiers) > i:
+            t = f.tiers[i]
+            per_plane = t.switches // f.planes
+            gpus, whose = f.gpus // f.planes, "the plane's GPUs"
+            if i == 1 and len(f.tiers) == 3:
+                block_leaves, per_plane = spine_block(f)
+                gpus = min(gpus, round(block_leaves * ports_on_leaf * gpus_per_port))
+                whose = f"the GPUs of its block ({block_leaves} leaves)"
+            frac = (per_plane - 1) / per_plane if per_plane else 0.0
+            rows.append((role, f"{t.switch} ({f.name})", t.switches,
+                         Effect(0, gpus, frac, ()),
+                         f"cross-leaf bandwidth of {whose} drops to "
+                         f"{per_plane - 1}/{per_plane}"))
+    if t0.lower_end or t0.cable:
+        part = t0.lower_end or t0.cable
+        per = (t0.down_links / max(t0.lower_end_transceivers or t0.cables, 1))
+        rows.append(("optic" if t0.lower_end else "cable", f"{part} node-side ({f.name})",
+                     t0.lower_end_transceivers or t0.cables,
+                     Effect(0, min(f.gpus, round(per * gpus_per_port)), kept_one_port, ()),
+                     f"carries {per:g} node link(s)"))
+    if len(f.tiers) > 1 and (f.tiers[1].switch_end or f.tiers[1].lower_end):
+        t1, ts = f.tiers[1], f.tree.tiers[0]
+        part = t1.lower_end or t1.switch_end
+        n = t1.lower_end_transceivers or t1.switch_end_transceivers
+        per = t1.down_links / max(n, 1)
+        frac = (ts.up_ports - per) / ts.up_ports if ts.up_ports else 0.0
+        rows.append(("optic", f"{part} leaf uplink ({f.name})", n,
+                     Effect(0, leaf_gpus, frac, ()),
+                     f"the leaf loses {per:g} of its {ts.up_ports} uplinks"))
+    frac = (f.planes - 1) / f.planes
+    rows.append(("plane", f"one plane of {f.name} ({f.planes} plane(s))", f.planes,
+                 Effect(0, f.gpus, frac, ()),
+                 "every GPU loses that plane's ports" + ("" if f.planes > 1 else
+                                                         ": the whole fabric")))
+    return rows

@@ -1,0 +1,160 @@
+"""``infra failures``: one design's failure review, flattened into metrics and tables.
+
+Ties together the fleet view and job view (:mod:`infra.analysis.reliability.failures`) and the
+domain availability (:mod:`infra.analysis.reliability.availability`). Reports only format
+``as_dict()`` (``design``, ``metrics``, ``tables``), the same contract as ``infra design``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from infra.analysis.reliability.availability import (
+    AvailabilityRow, availability_rows, closed_form, spare_domains_needed, spares_needed,
+)
+from infra.analysis.reliability.failures import (
+    DAYS_PER_YEAR, FailureRow, Geometry, JobView, default_job_gpus, domain_model,
+    failure_rows, geometry, job_view, unmodelled,
+)
+from infra.analysis.summary import analyze_file
+from infra.models.catalog import Catalog
+from infra.models.rates import RateTable, load_rates
+from infra.units import HOURS_PER_YEAR
+
+
+@dataclass
+class FailureReview:
+    name: str
+    source_file: str
+    rates: RateTable
+    geometry: Geometry
+    rows: list[FailureRow]
+    job: JobView
+    availability: list[AvailabilityRow]
+    target: float
+    spare_trays_per_domain: int | None
+    spare_domains: int | None
+    unmodelled: list[str]
+
+    def metrics(self) -> dict[str, Any]:
+        intr = [r for r in self.rows if r.interrupts and r.events_per_year]
+        lost = sum(r.gpu_hours_lost_per_year or 0.0 for r in self.rows)
+        full = self.availability[0] if self.availability else None
+        j = self.job
+        return {
+            "gpus": self.geometry.gpus,
+            "scale_up_domain_gpus": self.geometry.domain,
+            "cluster_interruptions_per_day": _r(sum(r.events_per_year for r in intr) / DAYS_PER_YEAR),
+            "gpu_hours_lost_per_year": _r(lost, 1),
+            "gpu_hours_lost_fraction": _r(lost / (self.geometry.gpus * HOURS_PER_YEAR), 6),
+            "job_gpus": j.job_gpus,
+            "job_scale_up_domains": j.domains,
+            "job_interruptions_per_day": _r(j.interruptions_per_day),
+            "job_mtbi_hours": _r(j.mtbi_hours, 2),
+            "checkpoint_write_seconds": j.checkpoint_write_seconds,
+            "restart_minutes": j.restart_minutes,
+            "young_checkpoint_interval_minutes": _r(j.young_interval_minutes, 2),
+            "daly_checkpoint_interval_minutes": _r(j.daly_interval_minutes, 2),
+            "job_goodput_fraction": _r(j.goodput_fraction),
+            "domain_full_availability_fraction": _r(full.closed_form, 6) if full else None,
+            "job_all_domains_availability_fraction": _r(full.job_availability, 6) if full else None,
+            "availability_target_fraction": self.target,
+            "spare_trays_per_domain_count": self.spare_trays_per_domain,
+            "spare_domains_for_job_count": self.spare_domains,
+        }
+
+    def tables(self) -> dict[str, list[dict]]:
+        return {
+            "failures": [{k: _r(v) if isinstance(v, float) else v for k, v in asdict(r).items()}
+                         for r in self.rows],
+            "job_interruptions_by_kind": [
+                {"component_kind": k, "interruptions_per_day": _r(v, 6),
+                 "share_of_job_interruptions": _r(v / self.job.interruptions_per_day)}
+                for k, v in self.job.by_kind_per_day],
+            "domain_availability": [
+                {k: _r(v, 6) if isinstance(v, float) else v for k, v in asdict(a).items()}
+                for a in self.availability],
+            "not_modelled": [{"component_kind": k, "rate_per_year": self.rates.rates[k].rate_per_year,
+                              "why": "no such component in this design"} for k in self.unmodelled],
+            "job_assumptions": self.job_assumptions(),
+            "failure_rates": [
+                {"kind": r.kind, "rate_per_year": r.rate_per_year, "rate_low_per_year": r.rate_low_per_year,
+                 "rate_high_per_year": r.rate_high_per_year,
+                 "replacement_rate_per_year": r.replacement_rate_per_year,
+                 "repair_hours": r.repair_hours, "counted_as": r.blast_kind, "tag": r.tag,
+                 "basis": r.basis, "source": r.sources[0].title, "url": r.sources[0].url}
+                for r in self.rates.rates.values()],
+        }
+
+    def job_assumptions(self) -> list[dict[str, Any]]:
+        """Where the checkpoint and restart times behind the goodput come from."""
+        j, rates = self.job, self.rates.job
+        rows = []
+        for item, value, default, flag in (
+                ("restart_minutes", j.restart_minutes, rates.restart_minutes,
+                 "--restart-minutes"),
+                ("checkpoint_write_seconds", j.checkpoint_write_seconds,
+                 rates.checkpoint_write_seconds, "--checkpoint-seconds")):
+            given = value != default
+            rows.append({"item": item, "value": value,
+                         "basis": flag if given else rates.job_source,
+                         "tag": "given" if given else "assumption"})
+        return rows
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"design": {"name": self.name, "source_file": self.source_file,
+                           "rates_files": [_display(f) for f in self.rates.files]},
+                "metrics": self.metrics(), "tables": self.tables()}
+
+
+def _display(path) -> str:
+    """A path relative to the working directory when it lies below it."""
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(p)
+
+
+def _r(x: float | None, nd: int = 4) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def review_file(
+    path: Path | str,
+    *,
+    catalog: Catalog | None = None,
+    rates_file: Path | str | None = None,
+    job_gpus: int | None = None,
+    checkpoint_write_seconds: float | None = None,
+    restart_minutes: float | None = None,
+    target: float = 0.99,
+    samples: int = 400_000,
+    seed: int = 0,
+    progress=None,
+) -> FailureReview:
+    """Failure review of design ``path`` (the Python API behind ``infra failures``).
+
+    Rates: ``catalogs/rates/default.yaml``, then the design's ``failure_rates``, then
+    ``rates_file``. ``job_gpus`` defaults to the largest multiple of the domain size
+    that fits; checkpoint write and restart times default to the rates file's ``job``.
+    """
+    a = analyze_file(path, catalog)
+    rates = load_rates(design_rows=a.rd.design.failure_rates, design_file=a.rd.file,
+                       override=rates_file)
+    geo = geometry(a)
+    rows = failure_rows(a, rates)
+    job = job_view(rows, geo, job_gpus or default_job_gpus(geo),
+                   rates.job.checkpoint_write_seconds if checkpoint_write_seconds is None
+                   else checkpoint_write_seconds,
+                   rates.job.restart_minutes if restart_minutes is None else restart_minutes)
+    model = domain_model(rows, geo, rates)
+    avail = availability_rows(model, job.domains, samples, seed, progress)
+    p_dom = closed_form(model, model.gpus)
+    return FailureReview(a.rd.name, _display(a.rd.file), rates, geo, rows, job, avail, target,
+                         spares_needed(model, target), spare_domains_needed(p_dom, job.domains, target),
+                         unmodelled(a, rates))
