@@ -163,9 +163,15 @@ def _check_tors(rd: ResolvedDesign, f: FabricResult, layout: str, k: int) -> Non
     lay = rd.layouts[layout]
     low = min((pos for _, pos in unit_positions(lay) if pos), default=lay.rack.u_height + 1)
     if int(1 + (k - 1) * h) + h - 1 >= low:
-        raise InfeasibleDesignError(
-            f"fabric {f.name!r}: rack layout {layout!r} has {low - 1}U free below its "
-            f"contents, {f.spec.tiers[0].switches_per_rack} x {h:g}U ToRs need "
-            f"{f.spec.tiers[0].switches_per_rack * h:g}U",
-            file=str(rd.file), path=("fabrics", f.name, "tiers", 0, "switches_per_rack"),
-            hint="use fewer or smaller ToRs, or list them in the rack's contents")
+        raise tor_overflow(rd, f, f"rack layout {layout!r}", low, h)
+
+
+def tor_overflow(rd: ResolvedDesign, f: FabricResult, where: str, low: int,
+                 h: float) -> InfeasibleDesignError:
+    """The error for in-rack ToRs that do not fit below a rack's lowest unit ``low``."""
+    n = f.spec.tiers[0].switches_per_rack
+    return InfeasibleDesignError(
+        f"fabric {f.name!r}: {where} has {low - 1}U free below its contents, {n} x {h:g}U "
+        f"ToRs need {n * h:g}U",
+        file=str(rd.file), path=("fabrics", f.name, "tiers", 0, "switches_per_rack"),
+        hint="use fewer or smaller ToRs, or list them in the rack's contents")

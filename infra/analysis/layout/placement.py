@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from infra.analysis.network.fabric import FabricResult, design_fabrics
 from infra.analysis.layout.identity import node_identities, rack_instances
-from infra.errors import InfeasibleDesignError
+from infra.analysis.layout.netracks import tor_overflow
 from infra.models.resolve import ResolvedDesign
 
 NETWORK_RACK = "generic-42u-air-rack"
@@ -226,12 +226,7 @@ def _in_rack(rd, f: FabricResult, tors: list[tuple[str, str]], p: Placement) -> 
         k = used_by_rack.get(rack, 0)
         u = int(1 + k * h)
         if u + h - 1 >= low:
-            raise InfeasibleDesignError(
-                f"fabric {f.name!r}: rack {rack} has {low - 1}U free below its contents, "
-                f"{f.spec.tiers[0].switches_per_rack} x {h:g}U ToRs need "
-                f"{f.spec.tiers[0].switches_per_rack * h:g}U",
-                file=str(rd.file), path=("fabrics", f.name, "tiers", 0, "switches_per_rack"),
-                hint="use fewer or smaller ToRs, or list them in the rack's contents")
+            raise tor_overflow(rd, f, f"rack {rack}", low, h)
         used_by_rack[rack] = k + 1
         p.switches[name] = PlacedSwitch(name, t.switch, t.role, f.name, rack, u, h, w, unknown)
 
