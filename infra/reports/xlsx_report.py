@@ -67,6 +67,8 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
             bom_cells = bom_sheet(ws, rows)
         else:
             if table == "rack_elevation":
+                from infra.analysis.layout.elevation import elevation_runs
+
                 rows = elevation_runs(rows)
             _table_sheet(ws, _unknown_power(table, rows), sheet_name(table))
     if bom_cells:
@@ -156,49 +158,6 @@ def _unknown_power(table: str, rows: list[dict]) -> list[dict]:
             r = {**r, **{k: None for k in r if k.endswith("_w_per_unit")},
                  "basis": "unknown (not published)"}
         out.append(r)
-    return out
-
-
-RUN_KEYS = ("layout", "rack_type", "racks", "unit", "kind", "role", "height_u", "power_w",
-            "liquid_w", "air_w")
-
-
-def elevation_runs(rows: list[dict]) -> list[dict]:
-    """The rack elevation with each run of identical stacked units on one row.
-
-    A 1,000-layout hall has 35,000 mounted units; their runs are 5x fewer rows. A run
-    keeps the U of its top and bottom units (``position_u`` of the per-unit rows), so
-    every unit's position can still be read off.
-
-    Examples
-    --------
-    >>> u = {"layout": "a", "rack_type": "r", "racks": 2, "unit": "t", "kind": "k",
-    ...      "role": "", "height_u": 1.0, "power_w": 5.0, "liquid_w": 0.0, "air_w": 5.0}
-    >>> runs = elevation_runs([{**u, "position_u": 9}, {**u, "position_u": 8},
-    ...                        {**u, "position_u": 5}])
-    >>> [(r["top_position_u"], r["bottom_position_u"], r["count"]) for r in runs]
-    [(9, 8, 2), (5, 5, 1)]
-    """
-    out: list[dict] = []
-    last = None
-    for r in rows:
-        key = tuple(r.get(k) for k in RUN_KEYS)
-        pos, h = r.get("position_u"), r.get("height_u") or 0
-        if (last is not None and key == last[0] and (
-                (pos is None and last[1]["bottom_position_u"] is None)
-                or (pos is not None and last[1]["bottom_position_u"] is not None
-                    and last[1]["bottom_position_u"] - h == pos))):
-            last[1]["bottom_position_u"] = pos
-            last[1]["count"] += 1
-            continue
-        run = {"layout": r.get("layout"), "rack_type": r.get("rack_type"),
-               "racks": r.get("racks"), "top_position_u": pos, "bottom_position_u": pos,
-               "count": 1, "height_u": r.get("height_u"), "unit": r.get("unit"),
-               "kind": r.get("kind"), "role": r.get("role"),
-               "power_w_per_unit": r.get("power_w"), "liquid_w_per_unit": r.get("liquid_w"),
-               "air_w_per_unit": r.get("air_w")}
-        out.append(run)
-        last = (key, run)
     return out
 
 
