@@ -121,7 +121,7 @@ def deep(depth: int) -> str:
 def command(kind: str, design: Path, out: Path) -> list[str]:
     exe = shutil.which("infra", path=str(Path(sys.executable).parent)) or "infra"
     if kind in ("json", "xlsx", "svg"):
-        return [exe, "design", str(design), "--report", kind, "-o", str(out), "-q"]
+        return [exe, "design", str(design), "--report", kind, "-o", str(out)]  # summary printed
     if kind == "failures":
         return [exe, "failures", str(design), "--format", "json", "-o", str(out)]
     if kind == "compare":
