@@ -73,3 +73,36 @@ def test_rows_must_be_a_count():
     res = CliRunner().invoke(cli, ["design", str(ROOT / "designs" / "aws_nvl36x2.yaml"),
                                    "--rows", "-1"], obj={})
     assert res.exit_code == 2 and "--rows" in res.output
+
+
+def test_failure_review_prints_the_largest_shares_of_interruptions(hall, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")  # 12 columns do not fit: one record per row
+    from infra.analysis.reliability.failure_review import review_file
+    from infra.reports.failures_text import render_review
+
+    data = review_file(hall, samples=1000).as_dict()
+    rows = data["tables"]["failures"]
+    text = render_review(data, max_rows=3)
+    assert f"[3 of {len(rows):,} rows, largest share of interruptions first" in text
+    shown = [line.split(": ", 1)[1] for line in text.splitlines()
+             if line.startswith("  component: ")]
+    # the three largest shares, by hand from the rows (ties broken by GPU-hours lost)
+    top = sorted(rows, key=lambda r: (r["share_of_interruptions"] or 0,
+                                      r["gpu_hours_lost_per_year"] or 0), reverse=True)[:3]
+    assert shown == [r["component"][:57] + "..." if len(r["component"]) > 60
+                     else r["component"] for r in top]
+    assert "[" not in render_review(data, max_rows=0).split("Failures per component")[1][:90]
+
+
+def test_compare_groups_alike_domains_and_cooling_of_many_layouts(hall, catalog):
+    from infra.analysis.cost.compare import compare
+    from infra.models.prices import load_prices
+
+    cmp = compare([hall, hall], load_prices((), catalog), catalog)
+    rows = {r["metric"]: r for r in cmp.rows()}
+    # hall(30): the first 30 generated layouts all hold 16 GB200 trays (64 GPUs, one NVLink
+    # domain per rack) and one in-rack CDU; 30 layouts x 2 racks = 60 domains and 60 CDUs
+    split = rows["scale_up_domain_split"]["hall30"]
+    assert split == "64 GPUs over 1 rack(s) (rack) x 60 domains"
+    assert rows["cooling_units"]["hall30"] == (
+        "supermicro-gb300-in-rack-cdu (in_rack_cdu, 30 scopes) x 60")

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from infra.cli.params import rows_option
+
 REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports.writer.FORMATS
 
 
@@ -24,9 +26,7 @@ REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports
               help="Show every column of each table (default: key columns, fitted to $COLUMNS).")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print neither the summary nor 'wrote ...' lines (warnings still go to stderr).")
-@click.option("--rows", "max_rows", type=click.IntRange(min=0), default=25, show_default=True,
-              help="Rows a summary table prints at most (the most telling first); 0: all. "
-                   "Reports always hold every row.")
+@rows_option
 @click.option("--no-diagrams", is_flag=True,
               help="Skip diagrams (files and the workbook's pictures): fastest reports.")
 @click.option("--prices", "price_files", multiple=True, type=click.Path(path_type=Path),

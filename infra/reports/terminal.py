@@ -61,6 +61,9 @@ FIRST = {
     "power_supply": (lambda r: _n0(r.get("headroom_kw"), float("inf")), False,
                      "least headroom first"),
     "cooling": (lambda r: _n0(r.get("heat_kw")), True, "most heat first"),
+    "failures": (lambda r: (_n0(r.get("share_of_interruptions")),
+                            _n0(r.get("gpu_hours_lost_per_year"))), True,
+                 "largest share of interruptions first"),
 }
 DEFAULT_ROWS = 25
 BLANKS = ("-", "n/a", "unknown", "")
