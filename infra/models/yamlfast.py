@@ -136,7 +136,8 @@ def _build(loader) -> tuple[Any, LineIndex]:  # noqa: C901 - one loop over the e
     resolve, constructors = loader.resolve, loader.yaml_constructors
     tags: dict = {}  # (text, implicit) -> tag
     values: dict = {}  # (tag, text) -> value (all immutable: str, int, float, bool, None, date)
-    # a frame: [container, index, pending key, its text, its line, the container's line]
+    # a frame: [is a mapping, container, index, pending key, its text, its line, own line];
+    # containers are pushed at most MAX_DEPTH - 1 deep, so no node is deeper than MAX_DEPTH
     stack: list[list] = []
     root: Any = _MISSING
     root_line, root_sub = 1, None
@@ -161,27 +162,26 @@ def _build(loader) -> tuple[Any, LineIndex]:  # noqa: C901 - one loop over the e
                         raise Fallback(tag)
                     node = ScalarNode(tag, text, ev.start_mark, ev.end_mark)
                     value = values[(tag, text)] = constructors[tag](loader, node)
-            sub, line = None, ev.start_mark.line + 1
-            if len(stack) >= MAX_DEPTH:
-                raise Fallback("deep")
+            sub = line = None  # the line is read off the event only where it is kept
         elif t is MappingStartEvent or t is SequenceStartEvent:
             tag = ev.tag
             if ev.anchor is not None:
                 raise Fallback("anchor")
+            is_map = t is MappingStartEvent
             if tag is None or tag == "!":
-                tag = resolve(MappingNode if t is MappingStartEvent else SequenceNode, None,
-                              ev.implicit)
-            if tag != (_MAP if t is MappingStartEvent else _SEQ) or len(stack) + 1 >= MAX_DEPTH:
+                tag = resolve(MappingNode if is_map else SequenceNode, None, ev.implicit)
+            if tag != (_MAP if is_map else _SEQ) or len(stack) + 1 >= MAX_DEPTH:
                 raise Fallback(tag)
-            if stack and stack[-1][2] is _NOKEY:  # a mapping or list as a mapping key
+            if stack and stack[-1][3] is _NOKEY:  # a mapping or list as a mapping key
                 raise Fallback("complex key")
-            if t is MappingStartEvent:
-                stack.append([{}, {}, _NOKEY, None, 0, ev.start_mark.line + 1])
+            line = ev.start_mark.line + 1
+            if is_map:
+                stack.append([True, {}, {}, _NOKEY, None, 0, line])
             else:
-                stack.append([[], [], None, None, 0, ev.start_mark.line + 1])
+                stack.append([False, [], [], None, None, 0, line])
             continue
         elif t is MappingEndEvent or t is SequenceEndEvent:
-            value, sub, _, _, _, line = stack.pop()
+            _, value, sub, _, _, _, line = stack.pop()
         elif t is DocumentEndEvent:
             if type(get()) is not StreamEndEvent:
                 raise Fallback("several documents")
@@ -189,17 +189,18 @@ def _build(loader) -> tuple[Any, LineIndex]:  # noqa: C901 - one loop over the e
         else:  # AliasEvent: the full path counts the expansion
             raise Fallback("alias" if t is AliasEvent else t.__name__)
         if not stack:
-            root, root_sub, root_line = value, sub, line
+            root, root_sub = value, sub
+            root_line = line if line is not None else ev.start_mark.line + 1
             continue
         frame = stack[-1]
-        if frame[2] is _NOKEY and type(frame[0]) is dict:  # this scalar is a key
-            if text in frame[1]:  # a duplicate, or the same text under another tag
+        if not frame[0]:  # a list item
+            frame[1].append(value)
+            frame[2].append((line if line is not None else ev.start_mark.line + 1, sub))
+        elif frame[3] is _NOKEY:  # a mapping key (only a scalar gets here)
+            if text in frame[2]:  # a duplicate, or the same text under another tag
                 raise Fallback("repeated key")
-            frame[2], frame[3], frame[4] = value, text, line
-        elif type(frame[0]) is dict:
-            frame[0][frame[2]] = value
-            frame[1][frame[3]] = (frame[4], sub)
-            frame[2] = _NOKEY
-        else:
-            frame[0].append(value)
-            frame[1].append((line, sub))
+            frame[3], frame[4], frame[5] = value, text, ev.start_mark.line + 1
+        else:  # a mapping value: its line is its key's
+            frame[1][frame[3]] = value
+            frame[2][frame[4]] = (frame[5], sub)
+            frame[3] = _NOKEY
