@@ -230,3 +230,30 @@ def test_dell_xe9680_psus_do_not_cover_the_maximum_under_fault(tmp_path, catalog
     assert (psu["psus"], psu["psu_kw"], psu["usable_kw"]) == (6, 3.2, pytest.approx(9.6))
     assert psu["covers_max"] is False
     assert a.metrics()["it_power_kw"] == pytest.approx(10.2)
+
+
+def test_nvl72_sweep_xdr_rows_count_xdr_optics():
+    """The shipped NIC sweep's CX-8 / Q3400 media (its second values) carry XDR optics:
+    the CX-8 point run with them and with bare fibre ({}) differs by the optics alone."""
+    import yaml
+
+    import infra
+    from conftest import ROOT
+
+    grid = yaml.safe_load((ROOT / "sweeps" / "nvl72_nic_oversub.yaml").read_text())
+    pick = {"tray": [1], "switch": [1], "supply": [1], "leaf_oversubscription": [0]}
+    for name, p in grid["parameters"].items():
+        p["values"] = [{}, p["values"][1]] if name.endswith("_media") else \
+            [p["values"][i] for i in pick[name]]
+    grid["zip"] = [["leaf_media", "spine_media"]]  # the media pairs stay together
+    bare, xdr = infra.sweep(DESIGNS / "gb200_nvl72_576.yaml", grid).frame().to_dict("records")
+    assert (bare["status"], xdr["status"]) == ("ok", "ok") and bare["transceivers_per_gpu"] == 0
+    # 144 trays x 4 CX-8 = 576 node links; 8 leaves (4 rails x 2) x 72 uplinks = 576
+    # leaf-spine links. Modules: 576 MMS4A20-XM800 + (288 + 288 + 288) MMS4A00-XM = 1,440
+    assert xdr["transceivers_per_gpu"] == pytest.approx(1440 / 576)
+    # fabric: 12 Q3400 x 2,465 W [est] = 29.58 kW + 864 twin-ports x 25 W [3P] = 21.6 kW
+    assert bare["fabric_power_kw"] == pytest.approx(29.58)
+    assert xdr["fabric_power_kw"] == pytest.approx(29.58 + 21.6)
+    # IT adds the switch-side optics and, for these sum-of-parts trays, the node-end
+    # modules: 576 x 13.2 W [est] = 7.6032 kW -> +29.2032 kW
+    assert xdr["it_power_kw"] - bare["it_power_kw"] == pytest.approx(21.6 + 7.6032, abs=1e-3)
