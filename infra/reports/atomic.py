@@ -139,14 +139,15 @@ STORED_SUFFIXES = (".png", ".jpeg", ".jpg", ".gif")
 def save_workbook(wb, path: Path) -> None:
     """Save an openpyxl workbook uncompressed, for :func:`write_atomic`, which compresses
     it once while making it reproducible (``Workbook.save`` would deflate every part,
-    PNGs included, only for the rewrite to do it again)."""
+    PNGs included, only for the rewrite to do it again). Streamed table sheets
+    (:mod:`infra.reports.xlsx_stream`) get their rows spliced in."""
     from datetime import datetime, timezone
 
-    from openpyxl.writer.excel import ExcelWriter
+    from infra.reports.xlsx_stream import StreamingExcelWriter
 
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
         wb.properties.modified = datetime.now(timezone.utc).replace(tzinfo=None)  # as openpyxl
-        ExcelWriter(wb, archive).write_data()
+        StreamingExcelWriter(wb, archive).write_data()
 
 
 _CORE_TIMES = re.compile(rb"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:\2>)")

@@ -159,8 +159,11 @@ def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
     from infra.reports.diagrams.render import render_many
 
     out: dict = {"files": [], "pngs": [], "svgs": [], "warnings": []}
+    # with no diagram files asked for, the workbook embeds at most the first elevation page
+    embed_only = not fmts and not want_svg
     try:
-        diagrams, notes = build_diagrams(analysis, data, highlight)
+        diagrams, notes = build_diagrams(analysis, data, highlight,
+                                         elevation_pages=1 if embed_only else None)
     except Exception as exc:  # noqa: BLE001 - a diagram bug must not cost the other reports
         out["warnings"].append(f"diagrams not drawn: {type(exc).__name__}: {exc}")
         return out
@@ -174,6 +177,8 @@ def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
                                "--report svg")
     later_pages = set(pages)
     for d in diagrams:
+        if not d.source:  # a page not drawn (embed_only): listed in the warning above
+            continue
         embed = False
         if embed_pngs and d.name not in later_pages:
             limit = (EMBED_MAX_ELEVATION_CHARS if d.name.startswith("rack_elevations")

@@ -95,8 +95,8 @@ def _inputs_links_wrap(ws, header_row: int) -> None:
     from openpyxl.styles import Alignment, Font, PatternFill
     from openpyxl.worksheet.datavalidation import DataValidation
 
-    if ws.max_row < header_row:
-        return
+    if ws.max_row < header_row or getattr(ws, "_infra_stream", None) is not None:
+        return  # a streamed table's cells were styled as they were written
     header = {c.column_letter: str(c.value) for c in ws[header_row] if c.value is not None}
     for letter, name in header.items():
         cells = [c for (c,) in ws[f"{letter}{header_row + 1}:{letter}{ws.max_row}"]]

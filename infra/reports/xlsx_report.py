@@ -70,7 +70,9 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
                 from infra.analysis.layout.elevation import elevation_runs
 
                 rows = elevation_runs(rows)
-            _table_sheet(ws, _unknown_power(table, rows), sheet_name(table))
+            cols = _table_sheet(ws, _unknown_power(table, rows), sheet_name(table))
+            if table == "rack_elevation" and "count" in cols:
+                _runs_note(ws, cols.index("count") + 1)
     if bom_cells:
         from infra.reports.xlsx_bom import link_summary
 
@@ -162,43 +164,40 @@ def _unknown_power(table: str, rows: list[dict]) -> list[dict]:
 
 
 def _table_sheet(ws, rows: list[dict], title: str = "") -> list[str]:
-    """One analysis table: human headers with units, unknowns blank and marked."""
+    """One analysis table: human headers with units, unknowns blank and marked.
+
+    The data rows are streamed (:mod:`infra.reports.xlsx_stream`): written as sheet XML
+    straight from the rows, with no openpyxl cell per value.
+    """
     if not rows:
         ws.append([f"No {title.lower() or 'rows'} in this design."])
         ws.cell(row=1, column=1).font = _font(italic=True)
         return []
-    cols = list(rows[0])
-    ws.append([column_header(c) for c in cols])
-    for r in rows:
-        ws.append([_cell(r.get(c)) for c in cols])
-    numeric = {j for j, c in enumerate(cols, start=1)
-               if any(isinstance(r.get(c), (int, float)) for r in rows)}
-    blanks = set()
-    for i, r in enumerate(rows, start=2):  # from the data: no scan of every cell
-        for j in numeric:
-            if _cell(r.get(cols[j - 1])) is None:
-                mark_unknown(ws.cell(row=i, column=j), comment=False)
-                blanks.add(j)
-    _finish(ws, cols, len(rows))
     from openpyxl.comments import Comment
 
+    from infra.reports.xlsx_stream import stream_table
+
+    cols = list(rows[0])
+    headers = [column_header(c) for c in cols]
+    ws.append(headers)
+    blanks = stream_table(ws, cols, headers, rows)
+    style_header(ws, 1)
+    ws.freeze_panes = "A2"
     for j in blanks:
         ws.cell(row=1, column=j).comment = Comment(
             "Hatched blank = unknown or not applicable (never 0).", "infra")
     return cols
 
 
-def _finish(ws, cols: list[str], n: int) -> None:
-    style_header(ws, 1)
-    ws.freeze_panes = "A2"
-    if n:
-        ws.auto_filter.ref = ws.dimensions
-    for j, c in enumerate(cols, start=1):
-        fmt = number_format(column_unit(c))
-        if fmt:
-            for row in ws.iter_rows(min_row=2, max_row=n + 1, min_col=j, max_col=j):
-                row[0].number_format = fmt
-    widths(ws)
+def _runs_note(ws, col: int) -> None:
+    """Say on the sheet that its rows are runs of units (the JSON lists one per unit)."""
+    from openpyxl.comments import Comment
+
+    ws.cell(row=1, column=col).comment = Comment(
+        "One row per run of identical units stacked one above the other: Count units "
+        "from Top position (U) down to Bottom position (U), the same in each of the "
+        "layout's racks. The JSON report's rack_elevation table lists every unit on its "
+        "own row.", "infra", height=140, width=300)
 
 
 def _cell(v: Any) -> Any:

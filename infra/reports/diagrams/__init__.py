@@ -28,15 +28,20 @@ def file_stem(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_").lower()
 
 
-def build_diagrams(analysis, data: dict, highlight: str | None = None) -> tuple[list[Diagram], list[str]]:
-    """Every diagram of ``analysis``; returns (diagrams, notes on what was not drawn)."""
+def build_diagrams(analysis, data: dict, highlight: str | None = None,
+                   elevation_pages: int | None = None) -> tuple[list[Diagram], list[str]]:
+    """Every diagram of ``analysis``; returns (diagrams, notes on what was not drawn).
+
+    ``elevation_pages``: draw only that many rack elevation pages (the others are named,
+    with empty ``source``): a workbook embeds at most the first.
+    """
     import graphviz  # noqa: F401  (fail here, not half-way, if the package is missing)
 
     from infra.reports.diagrams import elevation, fabric, failure, scaleup, tray
 
     diagrams: list[Diagram] = []
     notes: list[str] = []
-    diagrams += elevation.rack_elevation_diagrams(analysis)
+    diagrams += elevation.rack_elevation_diagrams(analysis, build=elevation_pages)
     diagrams += scaleup.domain_diagrams(analysis)
     diagrams += tray.tray_diagrams(analysis)
     diagrams += fabric.fabric_diagrams(analysis)  # none when the design has no fabric

@@ -21,13 +21,16 @@ SHOW_NAMES = 8  # instance names listed in full up to this many
 REAR_FILL = "#eeeeee"
 
 
-def rack_elevation_diagrams(analysis, per_page: int | None = PER_PAGE) -> list[Diagram]:
+def rack_elevation_diagrams(analysis, per_page: int | None = PER_PAGE,
+                            build: int | None = None) -> list[Diagram]:
     """The distinct rack layouts, front and rear, ``per_page`` layouts per drawing.
 
     A hall of 1,000 layouts gives 100 drawings of 10 racks (``rack_elevations_p001``
     ...), each rendered on its own, rather than one 15 MB graph that takes a minute to
     lay out; a design of up to ``per_page`` layouts keeps its one ``rack_elevations``.
-    Each layout's drawing names the rack instances built from it.
+    Each layout's drawing names the rack instances built from it. ``build``: draw only
+    the first ``build`` pages; the others come back named, with no DOT text (``source``
+    ``""``), for a workbook that embeds at most the first page.
     """
     faces = {f.layout: f for f in rack_faces(analysis.rd)}
     elevations = [e for e in rack_elevations(analysis.rd, analysis.power) if e.layout in faces]
@@ -41,8 +44,9 @@ def rack_elevation_diagrams(analysis, per_page: int | None = PER_PAGE) -> list[D
     for k, page in enumerate(pages):
         first = k * n + 1
         span = f"layouts {first:,}-{first + len(page) - 1:,} of {len(elevations):,}"
-        out.append(_page(analysis, page, faces, kinds, f"rack_elevations_p{k + 1:03d}",
-                         f"Rack elevations, {span}", f" ({span})"))
+        name, title = f"rack_elevations_p{k + 1:03d}", f"Rack elevations, {span}"
+        out.append(_page(analysis, page, faces, kinds, name, title, f" ({span})")
+                   if build is None or k < build else Diagram(name, title, ""))
     return out
 
 
