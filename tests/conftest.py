@@ -14,10 +14,12 @@ CATALOGS = ROOT / "catalogs"
 
 @pytest.fixture(scope="session", autouse=True)
 def _diagram_cache(tmp_path_factory):
-    """Rendered diagrams are cached per test session, never in the user's ~/.cache."""
+    """Rendered diagrams and parsed catalogs are cached per test session, never in the
+    user's ~/.cache."""
     import os
 
     os.environ["INFRA_DIAGRAM_CACHE"] = str(tmp_path_factory.mktemp("diagram-cache"))
+    os.environ["INFRA_CATALOG_CACHE"] = str(tmp_path_factory.mktemp("catalog-cache"))
 
 
 @pytest.fixture(scope="session")

@@ -57,13 +57,25 @@ def gpu_cpu_counts(rd: ResolvedDesign, layouts: dict[str, int] | None = None) ->
     cpus: Counter = Counter()
     for lname, racks in (layouts or rd.rack_counts).items():
         for item in rd.layouts[lname].of_kind("compute_tray"):
-            lay = expand_tray(item.part, rd.catalog)  # type: ignore[arg-type]
+            tray_gpus, tray_cpus = _tray_chips(rd, item.part)
             n = racks * item.count
-            for inst in lay.of_kind("gpu"):
-                gpus[inst.part.slug] += n
-            for inst in lay.of_kind("cpu"):
-                cpus[inst.part.slug] += n
+            for slug, k in tray_gpus:
+                gpus[slug] += n * k
+            for slug, k in tray_cpus:
+                cpus[slug] += n * k
     return gpus, cpus
+
+
+def _tray_chips(rd: ResolvedDesign, tray) -> tuple[tuple, tuple]:
+    """((GPU slug, count), ...), ((CPU slug, count), ...) of one tray type, in instance
+    order; once per tray type."""
+    memo = rd.__dict__.setdefault("_tray_chips", {})
+    hit = memo.get(tray.slug)
+    if hit is None:
+        lay = expand_tray(tray, rd.catalog)
+        hit = memo[tray.slug] = tuple(
+            tuple(Counter(i.part.slug for i in lay.of_kind(k)).items()) for k in ("gpu", "cpu"))
+    return hit
 
 
 def tray_cpu_memory_gb(tray, catalog) -> float | None:
@@ -89,10 +101,18 @@ def summarize_compute(rd: ResolvedDesign, layouts: dict[str, int] | None = None)
     gpus, cpus = gpu_cpu_counts(rd, layouts)
     types = {s: rd.catalog.get(s) for s in gpus}
     cpu_types = {s: rd.catalog.get(s) for s in cpus}
-    mem = _sum([(tray_cpu_memory_gb(item.part, rd.catalog), racks * item.count)
+    mem = _sum([(_tray_memory(rd, item.part), racks * item.count)
                 for lname, racks in (layouts or rd.rack_counts).items()
                 for item in rd.layouts[lname].of_kind("compute_tray")])
     return aggregate(gpus, types, cpus, cpu_types, mem)  # type: ignore[arg-type]
+
+
+def _tray_memory(rd: ResolvedDesign, tray) -> float | None:
+    """:func:`tray_cpu_memory_gb`, once per tray type."""
+    memo = rd.__dict__.setdefault("_tray_memory", {})
+    if tray.slug not in memo:
+        memo[tray.slug] = tray_cpu_memory_gb(tray, rd.catalog)
+    return memo[tray.slug]
 
 
 def _sum(vals: list[tuple[float | None, int]]) -> float | None:
@@ -158,8 +178,14 @@ def aggregate(gpus: Counter, types: dict[str, Gpu], cpus: Counter | None = None,
 
 
 def layout_compute(rd: ResolvedDesign, layout: ResolvedLayout) -> ComputeSummary:
-    """Compute figures of one rack of ``layout``."""
-    return summarize_compute(rd, {layout.name: 1})
+    """Compute figures of one rack of ``layout`` (once per distinct list of compute trays:
+    the figures depend on nothing else)."""
+    key = tuple((i.part.slug, i.count) for i in layout.of_kind("compute_tray"))
+    memo = rd.__dict__.setdefault("_layout_compute", {})
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = summarize_compute(rd, {layout.name: 1})
+    return hit
 
 
 def domain_memory(rd: ResolvedDesign, dom) -> ComputeSummary | None:

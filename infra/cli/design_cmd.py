@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from infra.cli.params import rows_option
+
 REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports.writer.FORMATS
 
 
@@ -24,12 +26,13 @@ REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports
               help="Show every column of each table (default: key columns, fitted to $COLUMNS).")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print neither the summary nor 'wrote ...' lines (warnings still go to stderr).")
+@rows_option
 @click.option("--no-diagrams", is_flag=True,
               help="Skip diagrams (files and the workbook's pictures): fastest reports.")
 @click.option("--prices", "price_files", multiple=True, type=click.Path(path_type=Path),
               help="Price file overriding catalogs/prices/ by slug (repeatable), e.g. your "
                    "own vendor quote (basis: quote).")
-def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, no_diagrams,
+def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows, no_diagrams,
            price_files) -> None:
     """Analyse design FILE(s): summary on the terminal, reports under reports/.
 
@@ -61,7 +64,7 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, no_diagr
         with working_on(f):
             data = analysis.as_dict()
             if not quiet:
-                click.echo(render_summary(data, wide=wide))
+                click.echo(render_summary(data, wide=wide, max_rows=max_rows))
             hl = highlight
             if hl and hl not in highlight_kinds(analysis):
                 click.echo(f"warning: {f}: --highlight {hl!r}: no such component in this design "

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from infra.cli.params import COUNT, SEED, FiniteFloat
+from infra.cli.params import COUNT, SEED, FiniteFloat, rows_option
 
 
 @click.command()
@@ -32,8 +32,9 @@ from infra.cli.params import COUNT, SEED, FiniteFloat
               help="Monte Carlo samples per availability row.")
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
+@rows_option
 def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_seconds,
-             restart_minutes, target, samples, seed, catalog_dir) -> None:
+             restart_minutes, target, samples, seed, catalog_dir, max_rows) -> None:
     """Failure review of design FILE(s); two or more are compared side by side."""
     from infra.analysis.reliability.failure_review import review_file
     from infra.models.catalog import load_catalog
@@ -55,7 +56,7 @@ def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_secon
                            {"designs": dict(zip(names, datas)), "compare": compare_rows(datas, names)}),
                    nl=False)
     else:
-        click.echo(render_review(datas[0]) if len(datas) == 1 else render_compare(datas, names),
+        click.echo(render_review(datas[0], max_rows) if len(datas) == 1 else render_compare(datas, names),
                    nl=False)
     for name, data in zip(names, datas):
         for ext in dict.fromkeys(reports):

@@ -49,3 +49,11 @@ class FiniteFloat(click.ParamType):
 
 SEED = click.IntRange(0, 2**63 - 1)
 COUNT = click.IntRange(1, 10**12)
+
+
+def rows_option(f):
+    """``--rows N``: rows a terminal table prints at most, the most telling first; 0: all."""
+    return click.option("--rows", "max_rows", type=click.IntRange(min=0), default=25,
+                        show_default=True,
+                        help="Rows a summary table prints at most (the most telling "
+                             "first); 0: all. Reports always hold every row.")(f)

@@ -110,8 +110,10 @@ class Strict(BaseModel):
     each numeric field gets the physical upper bound of :func:`physical_bound`.
     """
 
+    # defer_build: a model's validator is built on first use, once, with the metadata
+    # added below; a run that reads the catalog from its cache never builds the parts'.
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True,
-                              allow_inf_nan=False)
+                              allow_inf_nan=False, defer_build=True)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs) -> None:
@@ -134,7 +136,7 @@ class Strict(BaseModel):
                 if doc:
                     info.description = doc
                     changed = True
-        if changed:
+        if changed and cls.__pydantic_complete__:  # built already (defer_build turned off)
             cls.model_rebuild(force=True)
 
 

@@ -214,27 +214,39 @@ def parse_entry(data: object, file: Path) -> Part:
     return entry
 
 
-@lru_cache(maxsize=4)
-def _load(directories: tuple[str, ...]) -> Catalog:
-    entries: dict[str, Part] = {}
-    files: dict[str, Path] = {}
+def _catalog_files(directories: tuple[str, ...]) -> list[Path]:
+    files = []
     for directory in directories:
         root = Path(directory)
         if not root.is_dir():
             raise CatalogError("catalog directory not found", file=directory,
                                hint="set INFRA_CATALOG or pass --catalog")
-        for file in sorted(root.rglob("*.yaml")):
-            if SKIP_DIRS & set(file.relative_to(root).parts[:-1]):
-                continue
-            entry = parse_entry(read_yaml(file, CatalogError), file)
-            if entry.slug in entries:
-                raise CatalogError(
-                    f"slug {entry.slug!r} is defined twice: in {files[entry.slug]} and in {file}",
-                    file=str(file), path=("slug",), line=line_of(file, ("slug",)),
-                    hint="give your part its own slug (and file name) rather than shadowing "
-                         "a shipped one, or drop one of the two files")
-            entries[entry.slug] = entry
-            files[entry.slug] = file
+        files += [f for f in sorted(root.rglob("*.yaml"))
+                  if not SKIP_DIRS & set(f.relative_to(root).parts[:-1])]
+    return files
+
+
+@lru_cache(maxsize=4)
+def _load(directories: tuple[str, ...]) -> Catalog:
+    from infra.models.catalog_cache import cached
+
+    files = _catalog_files(directories)
+    return cached(files, lambda: _build(files, directories))
+
+
+def _build(paths: list[Path], directories: tuple[str, ...]) -> Catalog:
+    entries: dict[str, Part] = {}
+    files: dict[str, Path] = {}
+    for file in paths:
+        entry = parse_entry(read_yaml(file, CatalogError), file)
+        if entry.slug in entries:
+            raise CatalogError(
+                f"slug {entry.slug!r} is defined twice: in {files[entry.slug]} and in {file}",
+                file=str(file), path=("slug",), line=line_of(file, ("slug",)),
+                hint="give your part its own slug (and file name) rather than shadowing "
+                     "a shipped one, or drop one of the two files")
+        entries[entry.slug] = entry
+        files[entry.slug] = file
     if not entries:
         raise CatalogError("catalog directory has no catalog files (*.yaml parts)",
                            file=os.pathsep.join(directories),
@@ -248,6 +260,9 @@ def _load(directories: tuple[str, ...]) -> Catalog:
 
 def load_catalog(directory: Path | str | Iterable[Path | str] | None = None) -> Catalog:
     """Load and cross-check every catalog file of one or several directories (cached).
+
+    Cached in process, and across runs by :mod:`infra.models.catalog_cache` (keyed by
+    the files' contents; ``INFRA_CATALOG_CACHE=off`` disables it).
 
     Several directories (see :func:`catalog_dirs`) are loaded together: a user's own
     parts beside the shipped ones. A slug defined in two files is a

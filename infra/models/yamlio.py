@@ -14,8 +14,8 @@ which refuses, with the file and line:
   (counted on the node graph, never expanded), or that refer to themselves;
 - nesting deeper than :data:`MAX_DEPTH` levels.
 
-The composed node tree is kept (per file, keyed by path, size and mtime), so
-:func:`line_of` answers from the one parse: no file is parsed twice.
+A line index of every key and list item is kept (per file, keyed by path, size and
+mtime), so :func:`line_of` answers from the one parse: no file is parsed twice.
 
 Examples
 --------
@@ -46,6 +46,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from infra.errors import InfraError, describe_value
+from infra.models import yamlfast
 
 MAX_FILE_BYTES = 16 * 1024 * 1024  # 16 MiB: ~100x the largest realistic design
 ALIAS_BUDGET = 100_000  # nodes that aliases may add beyond the file's own nodes
@@ -161,6 +162,10 @@ def _compose(text: str, path: Path, error_cls: type[InfraError]) -> tuple[Node |
 def read_yaml(path: Path, error_cls: type[InfraError] = InfraError) -> Any:
     """Parse ``path`` once, refusing unsafe or ambiguous YAML (see the module docstring).
 
+    A plain document (no aliases, merges or unusual tags: every design and catalog file)
+    is read in one pass over libyaml's events (:mod:`infra.models.yamlfast`); anything
+    else, and every error, takes the full path: compose, :func:`_check`, construct.
+
     Raises
     ------
     InfraError
@@ -168,15 +173,28 @@ def read_yaml(path: Path, error_cls: type[InfraError] = InfraError) -> Any:
     """
     path = Path(path)
     text = read_text(path, error_cls)
+    fast = _Loader(text)
+    try:
+        value, index = yamlfast.build(fast)
+    except yamlfast.Fallback:
+        return _read_full(text, path, error_cls)
+    finally:
+        fast.dispose()
+    _remember(path, index)
+    return value
+
+
+def _read_full(text: str, path: Path, error_cls: type[InfraError]) -> Any:
+    """Compose, check and construct with PyYAML (aliases, merges and every error)."""
     node, loader = _compose(text, path, error_cls)
     try:
         if node is None:
             return None
         _check(node, path, error_cls)
-        _remember(path, text, node)
+        _remember(path, yamlfast.index_of_nodes(node))
         try:
             return loader.construct_document(node)
-        except (ValueError, KeyError, IndexError, TypeError, OverflowError,
+        except (ValueError, KeyError, IndexError, TypeError, OverflowError, AttributeError,
                 yaml.YAMLError) as exc:
             raise _constructor_error(node, loader, path, error_cls, exc) from None
     finally:
@@ -307,25 +325,7 @@ def _constructor_error(root: Node, loader: _Loader, path: Path, error_cls: type[
 
 # ----------------------------------------------------------------------------- line index
 
-class _Index:
-    """The composed tree of one file, with a key -> (key node, value node) map per mapping."""
-
-    def __init__(self, root: Node | None) -> None:
-        self.root = root
-        self._maps: dict[int, dict[str, tuple[Node, Node]]] = {}
-
-    def lookup(self, node: MappingNode, key: str) -> tuple[Node, Node] | None:
-        table = self._maps.get(id(node))
-        if table is None:
-            table = {}
-            for k, v in node.value:
-                if isinstance(k, ScalarNode):
-                    table.setdefault(k.value, (k, v))
-            self._maps[id(node)] = table
-        return table.get(key)
-
-
-_CACHE: OrderedDict[str, tuple[tuple[int, int], _Index]] = OrderedDict()
+_CACHE: OrderedDict[str, tuple[tuple[int, int], yamlfast.LineIndex | None]] = OrderedDict()
 _CACHE_FILES = 256
 
 
@@ -337,9 +337,8 @@ def _stat_key(path: Path) -> tuple[int, int] | None:
     return (st.st_mtime_ns, st.st_size)
 
 
-def _remember(path: Path, text: str, root: Node | None) -> _Index:
+def _remember(path: Path, index: yamlfast.LineIndex | None) -> yamlfast.LineIndex | None:
     key = _stat_key(path) or (0, -1)
-    index = _Index(root)
     _CACHE[str(path)] = (key, index)
     _CACHE.move_to_end(str(path))
     while len(_CACHE) > _CACHE_FILES:
@@ -347,7 +346,7 @@ def _remember(path: Path, text: str, root: Node | None) -> _Index:
     return index
 
 
-def _index(path: Path) -> _Index | None:
+def _index(path: Path) -> yamlfast.LineIndex | None:
     key = _stat_key(path)
     if key is None:
         return None
@@ -360,32 +359,14 @@ def _index(path: Path) -> _Index | None:
         loader.dispose()
     except InfraError:
         return None
-    return _remember(path, text, node)
+    return _remember(path, None if node is None else yamlfast.index_of_nodes(node))
 
 
 def line_of(path: Path, yaml_path: tuple[str | int, ...]) -> int | None:
     """1-based line of the deepest node of ``yaml_path`` that exists in ``path``.
 
-    Answers from the tree kept by :func:`read_yaml` (a dictionary lookup per key); the
-    file is parsed again only if it changed on disk since it was read.
+    Answers from the line index kept by :func:`read_yaml` (a dictionary lookup per
+    key); the file is parsed again only if it changed on disk since it was read.
     """
     index = _index(Path(path))
-    if index is None or index.root is None:
-        return None
-    node = index.root
-    line = node.start_mark.line + 1
-    for key in yaml_path:
-        if isinstance(node, MappingNode):
-            found = index.lookup(node, str(key))
-            if found is None:
-                return line
-            line = found[0].start_mark.line + 1
-            node = found[1]
-        elif isinstance(node, SequenceNode) and isinstance(key, int):
-            if not 0 <= key < len(node.value):
-                return line
-            node = node.value[key]
-            line = node.start_mark.line + 1
-        else:
-            return line
-    return line
+    return None if index is None else index.line(tuple(yaml_path))

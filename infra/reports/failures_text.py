@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from infra.reports.labels import metric_unit
-from infra.reports.terminal import fmt, table
+from infra.reports.terminal import DEFAULT_ROWS, fmt, shown_rows, table
 
 EXTRA_UNITS = (("_minutes", "minutes"), ("_seconds", "seconds"), ("_per_year", "per year"))
 FAILURE_COLUMNS = ["component_kind", "component", "count", "rate_per_year", "tag", "gpus_lost",
@@ -42,8 +42,10 @@ def _cut(rows: list[dict], key: str, width: int = 60) -> list[dict]:
             for r in rows]
 
 
-def render_review(data: dict[str, Any]) -> str:
-    """Terminal text of one design's review (the ``as_dict()`` contract)."""
+def render_review(data: dict[str, Any], max_rows: int | None = DEFAULT_ROWS) -> str:
+    """Terminal text of one design's review (the ``as_dict()`` contract); the per-component
+    table prints at most ``max_rows`` rows (0 or None: all), the largest share of
+    interruptions first, and says how many the reports hold."""
     m, t = data["metrics"], data["tables"]
     out = [f"{data['design']['name']}  ({data['design']['source_file']})",
            f"  rates: {', '.join(data['design']['rates_files'])}", ""]
@@ -51,8 +53,10 @@ def render_review(data: dict[str, Any]) -> str:
     out += [f"  {k.ljust(width)}  {sig(v):>12}  {unit(k)}" for k, v in m.items()]
     for a in t.get("job_assumptions", []):
         out.append(f"  goodput assumes {a['item']} = {sig(a['value'])} [{a['tag']}: {a['basis']}]")
-    out += ["", "Failures per component (events = count x rate; share of interrupting events):",
-            table(_pretty(_cut(t["failures"], "component")), FAILURE_COLUMNS)]
+    rows, cut = shown_rows("failures", t["failures"], max_rows)
+    out += ["", "Failures per component (events = count x rate; share of interrupting events)"
+            + (f" [{cut}; every row: --rows 0, or --format json / --report xlsx]" if cut else "")
+            + ":", table(_pretty(_cut(rows, "component")), FAILURE_COLUMNS)]
     out += ["", f"Job of {m['job_gpus']} GPUs: interruptions per day by kind:",
             table(_pretty(t["job_interruptions_by_kind"]))]
     out += ["", "Scale-up domain availability (closed form vs seeded Monte Carlo, 99 % CI):",

@@ -51,6 +51,21 @@ SECTIONS = [
     ("blast_radius", "Blast radius", ["component", "count", "gpus_lost", "gpus_degraded",
                                       "domains_broken", "largest_placeable_job_gpus"]),
 ]
+# A table longer than ``max_rows`` shows its most telling rows first: (key, descending)
+FIRST = {
+    "blast_radius": (lambda r: (_n0(r.get("gpus_lost")), _n0(r.get("gpus_degraded"))), True,
+                     "most GPUs lost first"),
+    "power_by_rack": (lambda r: _n0(r.get("it_kw_per_rack")), True, "highest IT kW first"),
+    "power_envelopes": (lambda r: abs(_n0(r.get("difference_pct"))), True,
+                        "largest difference first"),
+    "power_supply": (lambda r: _n0(r.get("headroom_kw"), float("inf")), False,
+                     "least headroom first"),
+    "cooling": (lambda r: _n0(r.get("heat_kw")), True, "most heat first"),
+    "failures": (lambda r: (_n0(r.get("share_of_interruptions")),
+                            _n0(r.get("gpu_hours_lost_per_year"))), True,
+                 "largest share of interruptions first"),
+}
+DEFAULT_ROWS = 25
 BLANKS = ("-", "n/a", "unknown", "")
 ASCII_HEAD = "    \n    \n -- \n    \n    \n    \n    \n    \n"  # rich Box: a rule under the header
 
@@ -177,9 +192,41 @@ def metric_lines(m: dict[str, Any], keys: list[str], width: int | None = None) -
         break_on_hyphens=False) for line in lines]
 
 
+def _n0(value: Any, missing: float = float("-inf")) -> float:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else missing
+
+
+def shown_rows(name: str, rows: list[dict], max_rows: int | None) -> tuple[list[dict], str]:
+    """The rows of table ``name`` the terminal prints, and what the title adds.
+
+    Up to ``max_rows`` (``None`` or 0: all) rows print in the analysis's order; a longer
+    table prints its ``max_rows`` most telling rows (``FIRST``: most GPUs lost, highest
+    power, least headroom...) and says how many it holds. Nothing is computed: rows are
+    only chosen and ordered.
+
+    Examples
+    --------
+    >>> rows = [{"layout": f"l{i}", "it_kw_per_rack": float(i)} for i in range(30)]
+    >>> top, note = shown_rows("power_by_rack", rows, 2)
+    >>> [r["layout"] for r in top], note
+    (['l29', 'l28'], '2 of 30 rows, highest IT kW first')
+    """
+    if not max_rows or len(rows) <= max_rows:
+        return rows, ""
+    key, descending, order = FIRST.get(name, (None, False, "first in the report's order"))
+    top = sorted(rows, key=key, reverse=descending)[:max_rows] if key else rows[:max_rows]
+    return top, f"{max_rows:,} of {len(rows):,} rows, {order}"
+
+
 def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None, *,
-                   wide: bool = False, width: int | None = None) -> str:
-    """Terminal summary of the JSON-contract dict, fitting ``width`` (default: terminal)."""
+                   wide: bool = False, width: int | None = None,
+                   max_rows: int | None = DEFAULT_ROWS) -> str:
+    """Terminal summary of the JSON-contract dict, fitting ``width`` (default: terminal).
+
+    Each table prints at most ``max_rows`` rows (``None`` or 0: all; see
+    :func:`shown_rows`), and at most ``max_rows`` warnings print: a hall of a thousand
+    distinct racks reads as a summary, and every row stays in the JSON and xlsx reports.
+    """
     m, t = data["metrics"], data["tables"]
     out = [data["design"]["name"], f"  design file: {data['design']['source_file']}", ""]
     keys = [k for k in HEADLINE + [k for k in (extra_metrics or []) if k not in HEADLINE]
@@ -190,17 +237,24 @@ def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None,
             continue
         if name == "blast_radius":
             title += f" ({_partition_mode(t)} NVLink partitions)"
-        rows = t[name]
+        rows, cut = shown_rows(name, t[name], max_rows)
+        title += f" [{cut}]" if cut else ""
         show = list(rows[0]) if wide and rows else [c for c in cols if not rows or c in rows[0]]
         out += ["", f"{title}:", table(rows, show, headers=True, width=width, wide=wide)]
     notes = [a for a in t["assumptions"] if a["item"] != "note"]
     if notes:
         out += ["", "Assumptions and gaps:"]
         wrap = 10_000 if wide else (width or terminal_width())
+        cut = len(notes) - max_rows if max_rows and len(notes) > max_rows else 0
         out += [textwrap.fill(f"{a['item']}: {fmt(a['value'])}", wrap, initial_indent="  - ",
-                              subsequent_indent="    ") for a in notes]
+                              subsequent_indent="    ") for a in notes[:len(notes) - cut]]
+        if cut:
+            out.append(f"  ... and {cut:,} more (every one in the json report's assumptions)")
     if not wide:
         out += ["", "(key columns only: --wide shows every column)"]
+    if max_rows and any(len(t.get(n) or []) > max_rows for n, _, _ in SECTIONS):
+        out += [f"(at most {max_rows} rows a table: --rows 0 prints every row; every row is "
+                "in the json and xlsx reports)"]
     return "\n".join(out) + "\n"
 
 

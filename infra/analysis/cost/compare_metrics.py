@@ -130,16 +130,11 @@ def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumption
     out["gpus_per_facility_mw"] = _r(_div(gpus, fac_mw), 2)
     out["racks_per_facility_mw"] = _r(_div(racks, fac_mw), 3)
     out["liquid_heat_kw"], out["air_heat_kw"] = m["liquid_heat_kw"], m["air_heat_kw"]
-    out["cooling_units"] = "; ".join(
-        f"{c.unit} ({c.cooling_kind}, {c.scope}) x "
-        f"{c.total_units if c.total_units is not None else 'unknown'}"
-        for c in da.cooling.rows) or "none listed (air to the hall)"
+    out["cooling_units"] = _cooling_units(da.cooling.rows)
     out["power_shelves"] = bom.get("power_shelf", 0)
     out["scale_up_domain_gpus"] = m["scale_up_domain_gpus"]
     out["scale_up_domains"] = m["scale_up_domains"]
-    out["scale_up_domain_split"] = "; ".join(
-        f"{d.gpus} GPUs over {d.racks or 'part of 1'} rack(s) ({d.scope})"
-        for d in da.bandwidth.domains)
+    out["scale_up_domain_split"] = _domain_split(da.bandwidth.domains)
     for k in ("scale_up_gbyte_s_per_gpu", "scale_up_bisection_gbyte_s",
               "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
               "front_end_gbit_s_per_tray", "pcie_max_oversubscription"):
@@ -156,6 +151,32 @@ def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumption
     out.update(cost_metrics(capex, tco, a))
     return out
 
+
+
+def _cooling_units(rows) -> str:
+    """``unit (kind, scope) x units`` per row; rows of one unit and kind in many scopes
+    (a hall of distinct racks) as one item: ``unit (kind, N scopes) x total``."""
+    groups: dict[tuple[str, str], list] = {}
+    for c in rows:
+        groups.setdefault((c.unit, c.cooling_kind), []).append(c)
+    items = []
+    for (unit, kind), rs in groups.items():
+        units = [c.total_units for c in rs]
+        total = "unknown" if None in units else f"{sum(units):,}" if len(rs) > 1 else units[0]
+        where = rs[0].scope if len(rs) == 1 else f"{len(rs):,} scopes"
+        items.append(f"{unit} ({kind}, {where}) x {total}")
+    return "; ".join(items) or "none listed (air to the hall)"
+
+
+def _domain_split(domains) -> str:
+    """How each domain shape spans racks; shapes that read alike are one item with the
+    number of domains they hold (``x N domains``)."""
+    groups: dict[str, list[int]] = {}
+    for d in domains:
+        text = f"{d.gpus} GPUs over {d.racks or 'part of 1'} rack(s) ({d.scope})"
+        groups.setdefault(text, []).append(d.count)
+    return "; ".join(t if len(n) == 1 else f"{t} x {sum(n):,} domains"
+                     for t, n in groups.items())
 
 
 def _blast(da: DesignAnalysis) -> dict[str, Any]:

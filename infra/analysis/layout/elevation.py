@@ -57,22 +57,32 @@ class RackElevation:
 
 
 def rack_elevations(rd: ResolvedDesign, power: DesignPower) -> list[RackElevation]:
-    """Front view of every rack layout the cluster uses, top U first."""
+    """Front view of every rack layout the cluster uses, top U first.
+
+    A slot is made once per (unit type, cooling, role, position) and shared by the
+    layouts that hold that unit at that U (slots are frozen).
+    """
     by_layout = {r.layout: r for r in power.racks}
     out = []
     powers: dict[tuple, tuple] = {}  # (part, cooling) -> _item_power: once per unit type
+    made: dict[tuple, Slot] = {}  # (part, cooling, role, position) -> its slot
     for name, layout in rd.layouts.items():
         rp = by_layout.get(name)
         if rp is None:
             continue
         slots = []
         for item, pos in unit_positions(layout):
-            key = (item.part.slug, item.cooling)
-            if key not in powers:
-                powers[key] = _item_power(item, rd)
-            w, liq, air = powers[key]
-            slots.append(Slot(pos, float(getattr(item.part, "u_height", 0) or 0), item.part.slug,
-                              item.part.name, item.part.kind, item.role, w, liq, air))
+            key = (item.part.slug, item.cooling, item.role, pos)
+            slot = made.get(key)
+            if slot is None:
+                pkey = key[:2]
+                if pkey not in powers:
+                    powers[pkey] = _item_power(item, rd)
+                w, liq, air = powers[pkey]
+                slot = made[key] = Slot(pos, float(getattr(item.part, "u_height", 0) or 0),
+                                        item.part.slug, item.part.name, item.part.kind,
+                                        item.role, w, liq, air)
+            slots.append(slot)
         out.append(RackElevation(name, layout.rack.slug, rp.racks, layout.rack.u_height,
                                  layout.used_u, rp.it_kw, rp.liquid_kw, rp.air_kw, tuple(slots)))
     return out
@@ -105,12 +115,23 @@ def _item_power(item: LayoutItem, rd: ResolvedDesign) -> tuple:
 
 
 def elevation_rows(elevations: list[RackElevation]) -> list[dict]:
-    """One row per mounted unit, for the ``rack_elevation`` table."""
-    return [{"layout": e.layout, "rack_type": e.rack_type, "racks": e.racks,
-             "position_u": s.position_u,
-             "height_u": s.height_u, "unit": s.slug, "kind": s.kind, "role": s.role or "",
-             "power_w": _r(s.power_w), "liquid_w": _r(s.liquid_w), "air_w": _r(s.air_w)}
-            for e in elevations for s in e.slots]
+    """One row per mounted unit, for the ``rack_elevation`` table.
+
+    The columns that come from the unit (position onwards) are built once per slot and
+    copied into each layout's row (slots are shared between layouts).
+    """
+    tails: dict[int, dict] = {}
+    rows = []
+    for e in elevations:
+        for s in e.slots:
+            tail = tails.get(id(s))
+            if tail is None:
+                tail = tails[id(s)] = {
+                    "position_u": s.position_u, "height_u": s.height_u, "unit": s.slug,
+                    "kind": s.kind, "role": s.role or "", "power_w": _r(s.power_w),
+                    "liquid_w": _r(s.liquid_w), "air_w": _r(s.air_w)}
+            rows.append({"layout": e.layout, "rack_type": e.rack_type, "racks": e.racks, **tail})
+    return rows
 
 
 RUN_KEYS = ("layout", "rack_type", "racks", "unit", "kind", "role", "height_u", "power_w",

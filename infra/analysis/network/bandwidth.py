@@ -59,12 +59,16 @@ def design_bandwidth(rd: ResolvedDesign) -> DesignBandwidth:
     domains = scale_up_domains(rd)
     counts: Counter = rd.tray_counts()
     dom_of: dict[str, ScaleUpDomain] = {}
+    slugs_of: dict[int, list[str]] = {}  # graph -> its trays' slugs: domains share graphs
     for d in domains:
-        for n, data in d.graph.nodes(data=True):
-            if data.get("kind") == "compute_tray":
-                prev = dom_of.get(data["slug"])
-                if prev is None or d.gpus > prev.gpus:
-                    dom_of[data["slug"]] = d
+        slugs = slugs_of.get(id(d.graph))
+        if slugs is None:
+            slugs = slugs_of[id(d.graph)] = [data["slug"] for _, data in d.graph.nodes(data=True)
+                                             if data.get("kind") == "compute_tray"]
+        for slug in slugs:
+            prev = dom_of.get(slug)
+            if prev is None or d.gpus > prev.gpus:
+                dom_of[slug] = d
     rows = []
     cont = {}
     for tray in rd.tray_types():

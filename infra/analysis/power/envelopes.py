@@ -69,9 +69,18 @@ def _tag_of(racks, slug: str) -> str:
     return "?"
 
 
-def _row(scope, figure, label, computed, published, src, racks) -> EnvelopeRow:
+def _row(scope, figure, label, computed, published, src, racks, soft=None) -> EnvelopeRow:
+    """One envelope row; ``soft``: a memo of :func:`_soft_parts` for one-rack rows."""
     d = diff_pct(computed, published)
-    resp = _soft_parts(racks, figure if figure in ("liquid", "air") else None)
+    medium = figure if figure in ("liquid", "air") else None
+    if soft is None or len(racks) != 1:
+        resp = _soft_parts(racks, medium)
+    else:  # layouts that hold the same units (shared unit figures) give the same parts
+        (rp, mult), = racks
+        key = (tuple((id(u), c) for u, c in rp.units), mult, medium)
+        resp = soft.get(key)
+        if resp is None:
+            resp = soft[key] = _soft_parts(racks, medium)
     warn = ""
     if abs(d) > WARN_PCT:
         warn = (f"{scope}: computed {figure.replace('_', ' ')} {computed:.1f} kW is {d:+.1f} % from "
@@ -84,6 +93,8 @@ def _row(scope, figure, label, computed, published, src, racks) -> EnvelopeRow:
 def design_envelopes(rd: ResolvedDesign, power: DesignPower) -> list[EnvelopeRow]:
     """Every published envelope that applies to the design, beside the computed figure."""
     rows: list[EnvelopeRow] = []
+    trays: set[EnvelopeRow] = set()  # each tray type's row once (rows are frozen: hashable)
+    soft: dict[tuple, str] = {}  # keyed by unit ids: every rack's units live until we return
     for rp in power.racks:
         rack = rd.layouts[rp.layout].rack
         for e in rack.envelopes:
@@ -91,7 +102,8 @@ def design_envelopes(rd: ResolvedDesign, power: DesignPower) -> list[EnvelopeRow
             for fig, pub, comp in (("it_max", e.max_kw, rp.it_kw), ("liquid", e.liquid_kw, rp.liquid_kw),
                                    ("air", e.air_kw, rp.air_kw)):
                 if pub:
-                    rows.append(_row(f"rack:{rp.layout}", fig, e.label, comp, pub, src, [(rp, 1)]))
+                    rows.append(_row(f"rack:{rp.layout}", fig, e.label, comp, pub, src, [(rp, 1)],
+                                     soft))
         for up, _ in rp.units:
             if up.basis == "published system figure" and up.parts_sum_w and up.kind == "compute_tray":
                 tray = rd.catalog.get(up.slug)
@@ -100,7 +112,8 @@ def design_envelopes(rd: ResolvedDesign, power: DesignPower) -> list[EnvelopeRow
                 row = EnvelopeRow(f"tray:{up.slug}", "parts_sum", f"{tray.name} {what}",
                                   round(up.parts_sum_w / 1000, 3), up.power_w / 1000, src.title,
                                   src.tag, "information: the published system figure is used")
-                if row not in rows:
+                if row not in trays:
+                    trays.add(row)
                     rows.append(row)
     for e in rd.design.envelopes:
         n = rd.pod_counts.get(e.per_pod, 0) if e.per_pod else 1

@@ -246,6 +246,7 @@ class _Ctx:
         # NVLink graphs are shared by domains of one NVLink shape: evaluate each failure once
         self._effects: dict[tuple, Effect] = {}
         self._firsts: dict[int, dict[str, list[str]]] = {}
+        self._rack_gpus: dict[tuple, int] = {}  # keyed by graph id: graphs outlive the rows
 
     def effect(self, dom: ScaleUpDomain, failed: set[str]) -> Effect:
         """:func:`domain_effect`, memoised by graph (shared between equal shapes) and nodes."""
@@ -290,8 +291,10 @@ class _Ctx:
             cases.append(("nvlink_switch_tray", first["nvlink_switch_tray"][:1],
                           len(first["nvlink_switch_tray"]) * n, "one NVLink switch tray"))
         if dom.scope == "rack":
-            gpu_racks = len({d["rack"] for _, d in g.nodes(data=True) if d["kind"] == "gpu"})
-            cases.append(("nvlink_backplane", ["r0.backplane"], gpu_racks * n,
+            if "gpu_racks" not in first:  # once per graph
+                first["gpu_racks"] = len({d["rack"] for _, d in g.nodes(data=True)  # type: ignore[assignment]
+                                          if d["kind"] == "gpu"})
+            cases.append(("nvlink_backplane", ["r0.backplane"], first["gpu_racks"] * n,  # type: ignore[operator]
                           "one rack's NVLink cable cartridge"))
             if dom.racks == 2 and not dom.tiered:
                 cases.append(("nvlink_backplane", ["xrack"], n, "the cross-rack NVLink cable set"))
@@ -411,8 +414,11 @@ class _Ctx:
         d = self._layout_domain.get(layout)
         if d is not None:
             rack = self._rack_node(d, layout)
-            return d, sum(1 for _, x in d.graph.nodes(data=True)
-                          if x["kind"] == "gpu" and x["rack"] == rack), 1
+            key = (id(d.graph), rack)  # GPUs of one rack of a graph: once per graph and rack
+            if key not in self._rack_gpus:
+                self._rack_gpus[key] = sum(1 for _, x in d.graph.nodes(data=True)
+                                           if x["kind"] == "gpu" and x["rack"] == rack)
+            return d, self._rack_gpus[key], 1
         lay = self.rd.layouts[layout]
         trays = lay.of_kind("compute_tray")
         if not trays:

@@ -1,0 +1,153 @@
+"""Work done once per distinct template gives what the straightforward per-layout,
+per-unit computation gives (issue 17).
+
+Each test below writes out the straightforward algorithm that a fast path replaced and
+compares the two on a hall of distinct layouts (benchmarks/bench_hetero.py, 23 layouts,
+of only 3 NVLink graphs) and on shipped designs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+
+import pytest
+
+from conftest import DESIGNS, ROOT
+from infra.analysis.compute import gpu_cpu_counts, layout_compute, summarize_compute
+from infra.analysis.layout.elevation import _item_power, elevation_rows, rack_elevations
+from infra.analysis.power.envelopes import _row, _soft_parts, design_envelopes
+from infra.analysis.power.it_power import design_power
+from infra.analysis.summary import analyze_file
+from infra.models.expand import expand_tray
+from infra.models.resolve import load_design
+
+SHIPPED = ["aws_nvl36x2", "dgx_gh200_256", "dgx_h100_superpod", "gaudi3_cluster",
+           "mi355x_cluster", "hgx_h100_liquid_512"]
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory):
+    spec = importlib.util.spec_from_file_location("bench_hetero",
+                                                  ROOT / "benchmarks" / "bench_hetero.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    f = tmp_path_factory.mktemp("hall") / "hall23.yaml"
+    f.write_text(mod.hall(23))
+    return f
+
+
+def designs(hall):
+    return [hall] + [DESIGNS / f"{n}.yaml" for n in SHIPPED]
+
+
+def test_counts_and_compute_once_per_template(hall):
+    for path in designs(hall):
+        rd = load_design(path)
+        # GPUs and CPUs counted instance by instance, as before
+        gpus: Counter = Counter()
+        cpus: Counter = Counter()
+        for lname, racks in rd.rack_counts.items():
+            for item in rd.layouts[lname].of_kind("compute_tray"):
+                lay = expand_tray(item.part, rd.catalog)
+                for inst in lay.of_kind("gpu"):
+                    gpus[inst.part.slug] += racks * item.count
+                for inst in lay.of_kind("cpu"):
+                    cpus[inst.part.slug] += racks * item.count
+        got = gpu_cpu_counts(rd)
+        assert (list(got[0].items()), list(got[1].items())) == (
+            list(gpus.items()), list(cpus.items())), path
+        # one rack's figures, shared between layouts with the same compute trays, are
+        # those computed for that layout alone (on a fresh design: no memo)
+        fresh = load_design(path)
+        for name, layout in rd.layouts.items():
+            assert layout_compute(rd, layout) == summarize_compute(fresh, {name: 1}), (path, name)
+    # the hall's 23 layouts hold fewer distinct compute-tray lists than layouts
+    rd = load_design(hall)
+    for layout in rd.layouts.values():
+        layout_compute(rd, layout)
+    assert len(rd.__dict__["_layout_compute"]) < len(rd.layouts)
+
+
+def _elevation_rows_plain(rd, power) -> list[dict]:
+    """The rack elevation as it was built before slots were shared: unit by unit."""
+    rows = []
+    for r in power.racks:
+        layout = rd.layouts[r.layout]
+        top = layout.rack.u_height
+        for item in layout.items:
+            h = float(getattr(item.part, "u_height", 0) or 0)
+            w, liq, air = _item_power(item, rd)
+            for _ in range(item.count):
+                pos = None
+                if h:
+                    pos = int(round(top - h + 1))
+                    top -= h
+                rows.append({"layout": r.layout, "rack_type": layout.rack.slug, "racks": r.racks,
+                             "position_u": pos, "height_u": h, "unit": item.part.slug,
+                             "kind": item.part.kind, "role": item.role or "",
+                             "power_w": None if w is None else round(w, 2),
+                             "liquid_w": None if liq is None else round(liq, 2),
+                             "air_w": None if air is None else round(air, 2)})
+    return rows
+
+
+def test_elevation_rows_equal_unit_by_unit_rows(hall):
+    for path in designs(hall):
+        rd = load_design(path)
+        power = design_power(rd)
+        els = rack_elevations(rd, power)
+        got = elevation_rows(els)
+        want = _elevation_rows_plain(rd, power)
+        assert got == want, path
+        assert [list(r) for r in got] == [list(r) for r in want]  # column order too
+        # shared slots: a hall of 23 layouts makes far fewer slots than it mounts units
+        if path == hall:
+            assert len({id(s) for e in els for s in e.slots}) < len(got) / 3
+
+
+def _envelopes_plain(rd, power):
+    """design_envelopes as written before: soft parts per row, tray rows deduplicated by
+    a scan of the list."""
+    rows = []
+    for rp in power.racks:
+        rack = rd.layouts[rp.layout].rack
+        for e in rack.envelopes:
+            src = next(s for s in rack.sources if s.id == e.source)
+            for fig, pub, comp in (("it_max", e.max_kw, rp.it_kw), ("liquid", e.liquid_kw, rp.liquid_kw),
+                                   ("air", e.air_kw, rp.air_kw)):
+                if pub:
+                    rows.append(_row(f"rack:{rp.layout}", fig, e.label, comp, pub, src, [(rp, 1)]))
+    return rows
+
+
+def test_envelopes_equal_row_by_row(hall):
+    for path in designs(hall):
+        rd = load_design(path)
+        power = design_power(rd)
+        got = design_envelopes(rd, power)
+        racks = [r for r in got if r.scope.startswith("rack:")]
+        assert racks == _envelopes_plain(rd, power), path
+        for r in racks:  # the memoised soft-part lists are each rack's own
+            rp = next(p for p in power.racks if f"rack:{p.layout}" == r.scope)
+            medium = r.figure if r.figure in ("liquid", "air") else None
+            assert r.responsible == _soft_parts([(rp, 1)], medium)
+        trays = [r for r in got if r.scope.startswith("tray:")]
+        assert len(set(trays)) == len(trays)
+
+
+def test_blast_and_bandwidth_memos_match_the_graphs(hall):
+    a = analyze_file(hall)
+    rd = a.rd
+    per_tray = {t.slug: expand_tray(t, rd.catalog).count("gpu") for t in rd.tray_types()}
+    for row in a.blast:
+        if row.component_kind == "rack":  # a whole rack: its own GPUs, counted by hand
+            layout = rd.layouts[row.component.split(" ")[0]]
+            assert row.gpus_lost == sum(i.count * per_tray[i.part.slug]
+                                        for i in layout.of_kind("compute_tray"))
+    # bandwidth rows: each tray type's domain is the largest domain holding it
+    for t in a.bandwidth.trays:
+        holding = [d.gpus for d in a.bandwidth.domains
+                   if any(x.get("slug") == t.tray for _, x in d.graph.nodes(data=True)
+                          if x["kind"] == "compute_tray")]
+        assert t.scale_up_domain_gpus == max(holding)
