@@ -105,3 +105,32 @@ def test_shutil_which_alone_misses_it(monkeypatch, tmp_path):
     """The situation the fix is for: PATH has no renderer, so a PATH-only search fails."""
     monkeypatch.setenv("PATH", str(tmp_path))
     assert all(shutil.which(n) is None for n in render.RENDERERS)
+
+
+@needs_any
+def test_workbook_pictures_at_1x_capped_to_the_width_shown(tmp_path, monkeypatch):
+    """A workbook shows a picture at its pixel size, at most 1,400 px wide: its PNGs are
+    drawn at 96 dpi (1x) and scaled down to that width; PNG files stay at 192 dpi (2x)."""
+    import struct
+
+    monkeypatch.setenv(render.CACHE_ENV, str(tmp_path / "cache"))
+    # 30 boxes side by side, each 1 inch wide with 0.25 inch between: about 37 inches,
+    # 3,600 px at 96 dpi; a single 1-inch box is 96 px plus padding
+    wide = "graph { node [shape=box, width=1, fixedsize=true]; " + " ".join(
+        f"n{i}" for i in range(30)) + " }"
+    small = "graph { node [shape=box, width=1, height=0.5, fixedsize=true]; a }"
+    jobs = [(wide, tmp_path / "wide", ("png",), render.EMBED_PNG),
+            (small, tmp_path / "small", ("png",), render.EMBED_PNG),
+            (small, tmp_path / "small2x", ("png",))]
+    written, warns = render.render_many(jobs)
+    assert warns == []
+
+    def size(p):
+        return struct.unpack(">II", p.read_bytes()[16:24])
+
+    assert size(tmp_path / "wide.png")[0] <= 1400
+    w1, h1 = size(tmp_path / "small.png")
+    w2, h2 = size(tmp_path / "small2x.png")
+    assert 96 <= w1 < 140 and abs(w2 - 2 * w1) <= 2 and abs(h2 - 2 * h1) <= 2
+    # the two resolutions are cached apart: one file per (DOT, resolution)
+    assert len(list((tmp_path / "cache").iterdir())) == 3

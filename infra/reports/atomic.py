@@ -137,24 +137,66 @@ STORED_SUFFIXES = (".png", ".jpeg", ".jpg", ".gif")
 
 
 def save_workbook(wb, path: Path) -> None:
-    """Save an openpyxl workbook uncompressed, for :func:`write_atomic`, which compresses
-    it once while making it reproducible (``Workbook.save`` would deflate every part,
-    PNGs included, only for the rewrite to do it again). Streamed table sheets
-    (:mod:`infra.reports.xlsx_stream`) get their rows spliced in."""
+    """Save an openpyxl workbook for :func:`write_atomic`, reproducibly in one pass.
+
+    Every member gets the fixed time and the core properties are pinned as it is
+    written (:class:`ReproducibleZip`), PNGs stored (they are compressed already), so
+    :func:`make_zip_reproducible` finds nothing to rewrite. Streamed table sheets
+    (:mod:`infra.reports.xlsx_stream`) get their rows spliced in.
+    """
     from datetime import datetime, timezone
 
     from infra.reports.xlsx_stream import StreamingExcelWriter
 
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+    with ReproducibleZip(path, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         wb.properties.modified = datetime.now(timezone.utc).replace(tzinfo=None)  # as openpyxl
         StreamingExcelWriter(wb, archive).write_data()
 
 
 _CORE_TIMES = re.compile(rb"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:\2>)")
+CORE = "docProps/core.xml"
+
+
+class ReproducibleZip(zipfile.ZipFile):
+    """A zip whose members are written with fixed times and pinned core times.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "a.zip"
+    >>> with ReproducibleZip(p, "w") as z:
+    ...     z.writestr("docProps/core.xml", "<dcterms:created x='1'>2031-01-01</dcterms:created>")
+    >>> with zipfile.ZipFile(p) as z:
+    ...     z.read("docProps/core.xml"), z.infolist()[0].date_time
+    (b"<dcterms:created x='1'>2000-01-01T00:00:00Z</dcterms:created>", (2000, 1, 1, 0, 0, 0))
+    """
+
+    def writestr(self, zinfo_or_arcname, data, compress_type=None, compresslevel=None):
+        name = getattr(zinfo_or_arcname, "filename", zinfo_or_arcname)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        when = reproducible_time()
+        if name == CORE:
+            stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+            data = _CORE_TIMES.sub(lambda m: m.group(1) + stamp + m.group(3), data)
+        super().writestr(_fixed_info(name, when.timetuple()[:6]), data)
+
+    def write(self, filename, arcname=None, compress_type=None, compresslevel=None):
+        self.writestr(arcname or Path(filename).name, Path(filename).read_bytes())
+
+
+def _fixed_info(name: str, date_time: tuple) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=date_time)
+    # images are compressed already: deflating them again costs time, saves ~1 %
+    info.compress_type = (zipfile.ZIP_STORED if name.lower().endswith(STORED_SUFFIXES)
+                          else zipfile.ZIP_DEFLATED)
+    info.external_attr = 0o644 << 16
+    return info
 
 
 def make_zip_reproducible(path: Path) -> None:
-    """Rewrite a zip (an xlsx) in place with fixed member times and pinned core times.
+    """Rewrite a zip (an xlsx) in place with fixed member times and pinned core times;
+    one written by :class:`ReproducibleZip` is left as it is.
 
     Examples
     --------
@@ -167,18 +209,27 @@ def make_zip_reproducible(path: Path) -> None:
     ...     z.read("docProps/core.xml"), z.infolist()[0].date_time
     (b"<dcterms:created x='1'>2000-01-01T00:00:00Z</dcterms:created>", (2000, 1, 1, 0, 0, 0))
     """
-    when = reproducible_time()
-    stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
-    date_time = when.timetuple()[:6]
+    if _is_reproducible(path):
+        return
     with zipfile.ZipFile(path) as src:
         members = [(info, src.read(info)) for info in src.infolist()]
-    with zipfile.ZipFile(path, "w") as dst:
+    with ReproducibleZip(path, "w") as dst:
         for info, data in members:
-            if info.filename == "docProps/core.xml":
-                data = _CORE_TIMES.sub(lambda m: m.group(1) + stamp + m.group(3), data)
-            fixed = zipfile.ZipInfo(info.filename, date_time=date_time)
-            # images are compressed already: deflating them again costs time, saves ~1 %
-            fixed.compress_type = (zipfile.ZIP_STORED if info.filename.lower().endswith(
-                STORED_SUFFIXES) else zipfile.ZIP_DEFLATED)
-            fixed.external_attr = 0o644 << 16
-            dst.writestr(fixed, data)
+            dst.writestr(info.filename, data)
+
+
+def _is_reproducible(path: Path) -> bool:
+    """Every member as :func:`_fixed_info` makes it, and the core times pinned."""
+    when = reproducible_time()
+    date_time = when.timetuple()[:6]
+    with zipfile.ZipFile(path) as z:
+        for info in z.infolist():
+            want = _fixed_info(info.filename, date_time)
+            if (info.date_time, info.compress_type, info.external_attr) != (
+                    want.date_time, want.compress_type, want.external_attr):
+                return False
+        if CORE in z.namelist():
+            stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+            return all(m.group(0) == m.group(1) + stamp + m.group(3)
+                       for m in _CORE_TIMES.finditer(z.read(CORE)))
+    return True

@@ -156,7 +156,7 @@ def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | Non
 def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
                       embed_pngs: bool, want_svg: bool = False) -> dict:
     from infra.reports.diagrams import build_diagrams
-    from infra.reports.diagrams.render import render_many
+    from infra.reports.diagrams.render import EMBED_PNG, render_many
 
     out: dict = {"files": [], "pngs": [], "svgs": [], "warnings": []}
     # with no diagram files asked for, the workbook embeds at most the first elevation page
@@ -195,8 +195,8 @@ def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
             owners.append((d, "file", embed and "png" in fmts))
         extra = (("png",) if embed and "png" not in fmts else ()) + (
             ("svg",) if want_svg and "svg" not in fmts else ())
-        if extra:
-            jobs.append((d.source, png_dir / d.name, extra))
+        if extra:  # the workbook's pictures at 1x, at most as wide as it shows them
+            jobs.append((d.source, png_dir / d.name, extra, EMBED_PNG))
             owners.append((d, "extra", embed))
     written, warns = render_many(jobs, exe)
     for (d, kind, embed), paths in zip(owners, written):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from openpyxl.drawing.image import Image
 
+from infra.reports.diagrams.render import EMBED_PNG
 from infra.reports.xlsx_report import sheet_name, style_header, widths
 
 # (table, category column, value columns, title, y axis, log scale)
@@ -122,7 +123,7 @@ def _blast_chart(ws, rows: list[dict], at_row: int) -> None:
 class PngImage(Image):
     """An openpyxl image from PNG bytes, without Pillow (size read from the IHDR chunk)."""
 
-    def __init__(self, path: Path, max_width: int = 1400) -> None:  # noqa: D107 - no super()
+    def __init__(self, path: Path, max_width: int = EMBED_PNG[1]) -> None:  # noqa: D107
         self.format = "png"
         self.ref = str(path)
         self._bytes = Path(path).read_bytes()
@@ -150,18 +151,22 @@ def add_sources(wb, data: dict, catalog) -> None:
     """Every catalog figure behind the BOM's parts, with its source and tag."""
     from infra.models.listing import entry_rows
 
+    from infra.reports.xlsx_stream import stream_table
+
     ws = wb.create_sheet("Sources")
     cols = ["slug", "field", "value", "tag", "source", "url", "choice"]
     ws.append(cols)
-    for slug in dict.fromkeys(r["slug"] for r in data["tables"].get("bill_of_materials", [])):
-        if slug not in catalog:  # generic rows (e.g. fibre links) have no catalog entry
-            continue
-        for r in entry_rows(catalog, slug):
-            ws.append([r.get(c) for c in cols])
-    style_header(ws, 1)
+    rows = [r for slug in dict.fromkeys(r["slug"] for r in data["tables"].get(
+                "bill_of_materials", []))
+            if slug in catalog  # generic rows (e.g. fibre links) have no catalog entry
+            for r in entry_rows(catalog, slug)]
     ws.freeze_panes = "A2"
-    ws.auto_filter.ref = ws.dimensions
-    widths(ws)
+    if rows:  # streamed: the cells as they are, URLs as hyperlinks, long text wrapped
+        stream_table(ws, cols, cols, [{c: r.get(c) for c in cols} for r in rows], hatch=False)
+    else:
+        ws.auto_filter.ref = ws.dimensions
+        widths(ws)
+    style_header(ws, 1)
 
 
 def _bold():

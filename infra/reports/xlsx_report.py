@@ -213,14 +213,28 @@ def _font(**kw):
 
 
 def style_header(ws, row: int) -> None:
-    from openpyxl.styles import Alignment, Font, PatternFill
+    """Bold white on blue, wrapped: one style, built once per workbook and copied."""
+    from copy import copy
 
+    style = _header_style(ws)
     for cell in ws[row]:
-        if cell.value is None:
-            continue
-        cell.font = Font(bold=True, color="FFFFFF")
-        cell.fill = PatternFill("solid", fgColor=HEADER_FILL)
-        cell.alignment = Alignment(vertical="center", wrap_text=True)
+        if cell.value is not None:
+            cell._style = copy(style)
+
+
+def _header_style(ws):
+    wb = ws.parent
+    style = getattr(wb, "_infra_header_style", None)
+    if style is None:
+        from openpyxl.cell import Cell
+        from openpyxl.styles import Alignment, Font, PatternFill
+
+        c = Cell(ws)
+        c.font = Font(bold=True, color="FFFFFF")
+        c.fill = PatternFill("solid", fgColor=HEADER_FILL)
+        c.alignment = Alignment(vertical="center", wrap_text=True)
+        style = wb._infra_header_style = c._style
+    return style
 
 
 def widths(ws) -> None:

@@ -56,15 +56,17 @@ class _Col:
     width: int = 0
 
 
-def stream_table(ws, cols: list[str], headers: list[str], rows: list[dict]) -> set[int]:
+def stream_table(ws, cols: list[str], headers: list[str], rows: list[dict],
+                 hatch: bool = True) -> set[int]:
     """Serialise ``rows`` (data rows 2..) onto ``ws``; returns the columns with blanks.
 
     ``ws`` already holds the header row (row 1). Column widths, the filter range and the
-    input cells' validation are set here; the caller styles the header.
+    input cells' validation are set here; the caller styles the header. ``hatch``: mark
+    blanks in numeric columns as unknown (grey hatch).
     """
     from infra.reports.xlsx_print import INPUT_COLUMNS, WRAP_COLUMNS
 
-    spec = [_column(ws, j, c, h, rows, INPUT_COLUMNS, WRAP_COLUMNS)
+    spec = [_column(ws, j, c, h, rows, INPUT_COLUMNS, WRAP_COLUMNS, hatch)
             for j, (c, h) in enumerate(zip(cols, headers), start=1)]
     link_style = _style(ws, named="Hyperlink")
     out: list[str] = []
@@ -93,9 +95,9 @@ def stream_table(ws, cols: list[str], headers: list[str], rows: list[dict]) -> s
     return blanks
 
 
-def _column(ws, j, key, header, rows, inputs, wraps) -> _Col:
+def _column(ws, j, key, header, rows, inputs, wraps, hatch: bool = True) -> _Col:
     fmt = number_format(column_unit(key))
-    numeric = any(isinstance(r.get(key), (int, float)) for r in rows)
+    numeric = hatch and any(isinstance(r.get(key), (int, float)) for r in rows)
     is_input = key in inputs or header in inputs
     base = {"number_format": fmt} if fmt else {}
     if is_input:
@@ -145,11 +147,16 @@ def _text(v: str) -> str:
 
 def _style(ws, number_format: str | None = None, unknown: bool = False, wrap: bool = False,
            input_cell: bool = False, named: str | None = None) -> str:
-    """`` s="N"``: the workbook's style id of a cell so styled ('' for the default)."""
+    """`` s="N"``: the workbook's style id of a cell so styled ('' for the default);
+    each combination is built once per workbook."""
     from openpyxl.styles import Alignment, Font, PatternFill
 
     from infra.reports.xlsx_print import INPUT_FILL, INPUT_FONT
 
+    cache = ws.parent.__dict__.setdefault("_infra_styles", {})
+    key = (number_format, unknown, wrap, input_cell, named)
+    if key in cache:
+        return cache[key]
     c = Cell(ws)
     if named:
         c.style = named
@@ -163,7 +170,8 @@ def _style(ws, number_format: str | None = None, unknown: bool = False, wrap: bo
     if wrap:
         c.alignment = Alignment(wrap_text=True, vertical="top")
     n = c.style_id
-    return f' s="{n}"' if n else ""
+    cache[key] = f' s="{n}"' if n else ""
+    return cache[key]
 
 
 def _validate(ws, ref: str) -> None:
@@ -178,36 +186,38 @@ def _validate(ws, ref: str) -> None:
 
 
 class _Writer(WorksheetWriter):
-    """openpyxl's sheet writer, with the dimension of the streamed rows."""
+    """openpyxl's sheet writer, with the dimension of the streamed rows, if any."""
 
     def write_dimensions(self):
-        self.xf.send(SheetDimension(ref=self.ws._infra_stream.ref).to_tree())
+        stream = getattr(self.ws, "_infra_stream", None)
+        if stream is None:
+            return super().write_dimensions()
+        self.xf.send(SheetDimension(ref=stream.ref).to_tree())
 
 
 class StreamingExcelWriter(ExcelWriter):
-    """openpyxl's workbook writer, splicing each streamed sheet's rows into its XML."""
+    """openpyxl's workbook writer: sheets written in memory (no temporary file each),
+    each streamed sheet's rows spliced into its XML."""
 
     def write_worksheet(self, ws):
-        stream = getattr(ws, "_infra_stream", None)
-        if stream is None or self.workbook.write_only:
+        if self.workbook.write_only:
             return super().write_worksheet(ws)
+        from io import BytesIO
+
         from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
 
+        stream = getattr(ws, "_infra_stream", None)
         ws._drawing = SpreadsheetDrawing()
         ws._drawing.charts = ws._charts
         ws._drawing.images = ws._images
-        writer = _Writer(ws)
-        ws._hyperlinks.extend(stream.links)  # the writer's constructor emptied the list
+        writer = _Writer(ws, out=BytesIO())
+        if stream is not None:
+            ws._hyperlinks.extend(stream.links)  # the writer's constructor emptied the list
         writer.write()
         ws._rels = writer._rels
-        with open(writer.out, "rb") as f:
-            xml = f.read()
-        writer.cleanup()
-        if b"</sheetData>" in xml:
-            head, tail = xml.split(b"</sheetData>", 1)
+        xml = writer.out.getvalue()
+        if stream is not None:
+            head, tail = xml.split(b"</sheetData>", 1)  # the header row is always there
             xml = head + stream.body + b"</sheetData>" + tail
-        else:  # no header row written (cannot happen: the header is always there)
-            xml = xml.replace(b"<sheetData/>", b"<sheetData>" + stream.body + b"</sheetData>")
         self._archive.writestr(ws.path[1:], xml)
         self.manifest.append(ws)
-

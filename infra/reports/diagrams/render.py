@@ -30,7 +30,11 @@ from infra.reports.atomic import write_atomic, write_text_atomic
 RENDERERS = ("dot", "graphviz-pure")
 IMAGE_FORMATS = ("svg", "png")
 TIMEOUT_S = 300
-PNG_DPI = 192  # PNGs at 2x (96 dpi is 1x), sharp on high-density screens and in print
+PNG_DPI = 192  # PNG files at 2x (96 dpi is 1x), sharp on high-density screens and in print
+# A workbook shows a picture at its pixel size, at most 1,400 px wide: its PNGs are drawn
+# at 1x and scaled down to that width by the renderer (a 2x render costs 2.2x the CPU for
+# 4x the pixels, which the workbook would only scale down again).
+EMBED_PNG = (96, 1400)  # (dpi, max width in px)
 CACHE_ENV = "INFRA_DIAGRAM_CACHE"
 CACHE_MAX_FILES = 2000  # oldest images beyond this are pruned
 
@@ -66,9 +70,11 @@ def render(source: str, stem: Path, formats: tuple[str, ...],
     return written[0], warnings
 
 
-def render_many(jobs: list[tuple[str, Path, tuple[str, ...]]], renderer: str | None = None,
+def render_many(jobs: list[tuple], renderer: str | None = None,
                 workers: int | None = None) -> tuple[list[list[Path]], list[str]]:
-    """Render many diagrams: ``jobs`` are ``(dot_source, stem, formats)``.
+    """Render many diagrams: ``jobs`` are ``(dot_source, stem, formats)``, or
+    ``(dot_source, stem, formats, (png_dpi, max_width_px or None))`` (default
+    :data:`PNG_DPI`, no width limit; :data:`EMBED_PNG` for a workbook's pictures).
 
     Returns, per job, the paths written (the DOT file first where written) and all
     warnings. Cached images are copied; the rest are rendered in at most ``workers``
@@ -85,17 +91,20 @@ def render_many(jobs: list[tuple[str, Path, tuple[str, ...]]], renderer: str | N
     exe = renderer if renderer is not None else find_renderer()
     warnings: list[str] = []
     images: dict[tuple[int, str], bytes | None] = {}
+    dpis = [tuple(job[3]) if len(job) > 3 else (PNG_DPI, None) for job in jobs]
+    jobs = [job[:3] for job in jobs]
     for i, (source, stem, formats) in enumerate(jobs):
         for fmt in formats:
             if fmt in IMAGE_FORMATS and exe:
-                images[(i, fmt)] = _cache_get(exe, fmt, source)
+                images[(i, fmt)] = _cache_get(exe, fmt, source, dpis[i])
     todo = sorted({i for (i, _), data in images.items() if data is None})
     if todo:
         fresh, errors = _render_batch(exe, [(i, jobs[i][0], tuple(
-            f for f in jobs[i][2] if images.get((i, f), b"") is None)) for i in todo], workers)
+            f for f in jobs[i][2] if images.get((i, f), b"") is None), dpis[i]) for i in todo],
+            workers)
         for key, data in fresh.items():
             images[key] = data
-            _cache_put(exe, key[1], jobs[key[0]][0], data)
+            _cache_put(exe, key[1], jobs[key[0]][0], data, dpis[key[0]])
         _cache_prune()
         failed = errors
     else:
@@ -128,9 +137,10 @@ def render_many(jobs: list[tuple[str, Path, tuple[str, ...]]], renderer: str | N
     return out, warnings
 
 
-def _render_batch(exe: str, jobs: list[tuple[int, str, tuple[str, ...]]],
+def _render_batch(exe: str, jobs: list[tuple[int, str, tuple[str, ...], tuple]],
                   workers: int | None) -> tuple[dict, dict]:
-    """Render ``(index, source, formats)`` jobs; returns images and errors by (index, fmt)."""
+    """Render ``(index, source, formats, (png_dpi, max_width_px))`` jobs; returns images and
+    errors by (index, fmt)."""
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     chunks = [jobs[k::workers] for k in range(workers)]
     images: dict[tuple[int, str], bytes] = {}
@@ -139,15 +149,15 @@ def _render_batch(exe: str, jobs: list[tuple[int, str, tuple[str, ...]]],
         def run_chunk(chunk) -> None:
             by_formats: dict[tuple[str, ...], list] = {}
             for job in chunk:
-                by_formats.setdefault(job[2], []).append(job)
-            for formats, group in by_formats.items():
+                by_formats.setdefault((job[2], job[3]), []).append(job)
+            for (formats, dpi), group in by_formats.items():
                 files = []
-                for i, source, _ in group:
+                for i, source, _, _ in group:
                     f = Path(tmp) / f"{i}.dot"
                     f.write_text(source, encoding="utf-8")
                     files.append(str(f))
                 try:
-                    _run_files(exe, formats, files)
+                    _run_files(exe, formats, files, dpi)
                 except (OSError, subprocess.SubprocessError) as exc:
                     if len(group) == 1:
                         for fmt in formats:
@@ -156,7 +166,7 @@ def _render_batch(exe: str, jobs: list[tuple[int, str, tuple[str, ...]]],
                     for job in group:  # one bad diagram must not cost the others
                         run_chunk([job])
                     continue
-                for i, _, _ in group:
+                for i, _, _, _ in group:
                     for fmt in formats:
                         out = Path(tmp) / f"{i}.dot.{fmt}"
                         if out.exists():
@@ -167,11 +177,15 @@ def _render_batch(exe: str, jobs: list[tuple[int, str, tuple[str, ...]]],
     return images, errors
 
 
-def _run_files(exe: str, formats: tuple[str, ...], files: list[str]) -> None:
+def _run_files(exe: str, formats: tuple[str, ...], files: list[str],
+               png: tuple = (PNG_DPI, None)) -> None:
     """One renderer process per resolution: every format of every file, written as
-    ``<file>.<fmt>``; PNGs at :data:`PNG_DPI` (a dpi would also scale the SVG)."""
+    ``<file>.<fmt>``; PNGs at ``png`` = (dpi, max width in px or None), a drawing wider
+    than that scaled down to it (a dpi would also scale the SVG)."""
     vector = [f for f in formats if f != "png"]
-    for fmts, dpi in ((vector, []), (["png"] if "png" in formats else [], [f"-Gdpi={PNG_DPI}"])):
+    png_dpi, max_px = png
+    res = [f"-Gdpi={png_dpi}"] + ([f"-Gsize={max_px / png_dpi:.4f},1000"] if max_px else [])
+    for fmts, dpi in ((vector, []), (["png"] if "png" in formats else [], res)):
         if fmts:
             subprocess.run([exe, *dpi, *(f"-T{f}" for f in fmts), "-O", *files], check=True,
                            capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
@@ -191,34 +205,35 @@ def cache_dir() -> Path | None:
     return Path(base) / "infra" / "diagrams"
 
 
-def _cache_key(exe: str, fmt: str, source: str) -> str:
+def _cache_key(exe: str, fmt: str, source: str, dpi: tuple = (PNG_DPI, None)) -> str:
     try:
         st = os.stat(exe)
         who = f"{os.path.realpath(exe)}:{st.st_size}:{st.st_mtime_ns}"
     except OSError:
         who = exe
-    res = f"@{PNG_DPI}" if fmt == "png" else ""
+    res = (f"@{dpi[0]}" + (f"<{dpi[1]}px" if dpi[1] else "")) if fmt == "png" else ""
     return hashlib.sha256(f"{who}\0{fmt}{res}\0{source}".encode()).hexdigest()
 
 
-def _cache_get(exe: str, fmt: str, source: str) -> bytes | None:
+def _cache_get(exe: str, fmt: str, source: str, dpi: tuple = (PNG_DPI, None)) -> bytes | None:
     d = cache_dir()
     if d is None:
         return None
     try:
-        return (d / f"{_cache_key(exe, fmt, source)}.{fmt}").read_bytes()
+        return (d / f"{_cache_key(exe, fmt, source, dpi)}.{fmt}").read_bytes()
     except OSError:
         return None
 
 
-def _cache_put(exe: str, fmt: str, source: str, data: bytes) -> None:
+def _cache_put(exe: str, fmt: str, source: str, data: bytes,
+               dpi: tuple = (PNG_DPI, None)) -> None:
     """Store atomically; a cache that cannot be written is skipped, never an error."""
     d = cache_dir()
     if d is None:
         return
     try:
         d.mkdir(parents=True, exist_ok=True)
-        write_atomic(d / f"{_cache_key(exe, fmt, source)}.{fmt}",
+        write_atomic(d / f"{_cache_key(exe, fmt, source, dpi)}.{fmt}",
                      lambda tmp: Path(tmp).write_bytes(data))
     except (OSError, InfraError):
         pass
