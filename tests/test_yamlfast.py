@@ -216,3 +216,51 @@ def test_unusual_documents_fall_back_with_the_same_result(text, tmp_path):
     want = outcome(lambda t, q: yamlio._read_full(t, q, InfraError), text, p)
     assert got[0] == want[0] and same(got[1], want[1]) if got[0] == "ok" else got == want
 
+
+
+def _line_by_nodes(root, yaml_path) -> int:
+    """line_of as it was: walk the composed node tree key by key."""
+    from yaml.nodes import MappingNode, SequenceNode
+
+    node, line = root, root.start_mark.line + 1
+    for key in yaml_path:
+        if isinstance(node, MappingNode):
+            found = next(((k, v) for k, v in node.value if getattr(k, "value", None) == str(key)),
+                         None)
+            if found is None:
+                return line
+            line, node = found[0].start_mark.line + 1, found[1]
+        elif isinstance(node, SequenceNode) and isinstance(key, int):
+            if not 0 <= key < len(node.value):
+                return line
+            node = node.value[key]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, prefix + (k,))
+        yield prefix + ("no-such-key",)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, prefix + (i,))
+        yield prefix + (len(value),)
+
+
+@pytest.mark.parametrize("name", ["designs/aws_nvl36x2.yaml", "designs/dgx_h100_superpod.yaml",
+                                  "catalogs/trays/nvidia-gb200-compute-tray.yaml"])
+def test_line_index_answers_as_the_node_walk_did(name):
+    p = ROOT / name
+    text = p.read_text()
+    value, index = yamlfast.build(yamlio._Loader(text))
+    node, loader = yamlio._compose(text, p, InfraError)
+    loader.dispose()
+    paths = list(_paths(value))
+    assert len(paths) > 20
+    for path in paths:
+        assert index.line(path) == _line_by_nodes(node, path), (name, path)
