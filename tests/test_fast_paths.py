@@ -15,10 +15,12 @@ import pytest
 
 from conftest import DESIGNS, ROOT
 from infra.analysis.compute import gpu_cpu_counts, layout_compute, summarize_compute
-from infra.analysis.layout.elevation import _item_power, elevation_rows, rack_elevations
+from infra.analysis.layout.elevation import (_item_power, elevation_run_rows, elevation_rows,
+                                             elevation_runs, rack_elevations, unit_positions)
+from infra.analysis.layout.placement import network_elevations
 from infra.analysis.power.envelopes import _row, _soft_parts, design_envelopes
 from infra.analysis.power.it_power import design_power
-from infra.analysis.summary import analyze_file
+from infra.analysis.summary import FORMAT_VERSION, _unit_rows, analyze_file
 from infra.models.expand import expand_tray
 from infra.models.resolve import load_design
 
@@ -104,6 +106,48 @@ def test_elevation_rows_equal_unit_by_unit_rows(hall):
         # shared slots: a hall of 23 layouts makes far fewer slots than it mounts units
         if path == hall:
             assert len({id(s) for e in els for s in e.slots}) < len(got) / 3
+
+
+def test_elevation_runs_built_from_slots_equal_runs_of_unit_rows(hall):
+    for path in designs(hall):
+        a = analyze_file(path)
+        els = rack_elevations(a.rd, a.power) + network_elevations(a.rd)
+        runs = elevation_run_rows(els)
+        assert runs == elevation_runs(elevation_rows(els)), path
+        assert [list(r) for r in runs] == [list(r) for r in elevation_runs(elevation_rows(els))]
+        data = a.as_dict()
+        assert data["format_version"] == FORMAT_VERSION == 2
+        assert data["tables"]["rack_elevation"] == runs
+        assert elevation_runs(runs) == runs  # the workbook groups format-2 rows as they are
+        # every unit is in one run: positions read back from the runs are the units'
+        back = [(r["layout"], r["top_position_u"] if r["top_position_u"] is None else
+                 r["top_position_u"] - round(k * r["height_u"]))
+                for r in runs for k in range(r["count"])]
+        assert back == [(u["layout"], u["position_u"]) for u in elevation_rows(els)]
+
+
+def test_unit_positions_and_unit_rows_equal_the_plain_ones(hall):
+    for path in designs(hall):
+        a = analyze_file(path)
+        for layout in a.rd.layouts.values():
+            top, plain = layout.rack.u_height, []
+            for item in layout.items:
+                h = float(getattr(item.part, "u_height", 0) or 0)
+                for _ in range(item.count):
+                    pos = None
+                    if h:
+                        pos = int(round(top - h + 1))
+                        top -= h
+                    plain.append((item, pos))
+            got = unit_positions(layout)
+            assert got == plain and got is not unit_positions(layout)  # a fresh list each time
+        r = lambda x: None if x is None else round(x, 4)  # noqa: E731 - summary._r
+        assert _unit_rows(a.power.racks) == [
+            {"layout": rp.layout, "unit": u.slug, "kind": u.kind, "count_per_rack": n,
+             "power_w_per_unit": r(u.power_w), "typical_w_per_unit": r(u.typical_w),
+             "liquid_w_per_unit": r(u.liquid_w), "air_w_per_unit": r(u.air_w),
+             "basis": u.basis, "unknown_power_parts": ", ".join(u.unknown)}
+            for rp in a.power.racks for u, n in rp.units], path
 
 
 def _envelopes_plain(rd, power):

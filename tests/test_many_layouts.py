@@ -9,6 +9,8 @@ import openpyxl
 import pytest
 
 from conftest import ROOT
+from infra.analysis.layout.elevation import elevation_rows, rack_elevations
+from infra.analysis.layout.placement import network_elevations
 from infra.analysis.summary import analyze_file
 from infra.reports.writer import write_reports
 
@@ -60,9 +62,12 @@ def test_workbook_groups_elevation_runs_and_parts(hall23, tmp_path):
     ws = wb["Rack elevation"]
     head = [c.value for c in ws[1]]
     rows = [dict(zip(head, r)) for r in ws.iter_rows(min_row=2, values_only=True)]
-    units = data["tables"]["rack_elevation"]
+    runs = data["tables"]["rack_elevation"]  # JSON format 2: runs, as the sheet shows them
+    units = elevation_rows(rack_elevations(hall23.rd, hall23.power)
+                           + network_elevations(hall23.rd))
     # every mounted unit is in exactly one run, and the runs' counts add up
-    assert sum(r["Count"] for r in rows) == len(units)
+    assert sum(r["Count"] for r in rows) == sum(r["count"] for r in runs) == len(units)
+    assert len(rows) == len(runs)
     # layout l0 (bench_hetero's first): 4 shelves at the top (U48-U45 of the 48U rack),
     # then 10 compute trays (1U: U44-U35), 9 switch trays (U34-U26), 6 compute trays
     # (U25-U20), the CDU at the bottom

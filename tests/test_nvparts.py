@@ -76,10 +76,35 @@ def test_hgx_b300_su_network(b300):
     assert m["scale_out_bisection_tbit_s"] == pytest.approx(102.4)
 
 
+def test_hgx_b300_su_xdr_optics(b300):
+    m = b300.metrics()
+    # leaf: 256 node links (one 800G CX-8 port per GPU) -> 256 MMS4A20-XM800 single-port
+    # 800G OSFPs in the CX-8 cages, 256 / 2 = 128 MMS4A00-XM 1.6T twin-ports in the leaves
+    # (two 800G links per module). Spine: 8 leaves x 72 uplinks = 576 links -> 576 / 2 =
+    # 288 twin-ports in the leaves + 288 in the spines. 256 + 128 + 288 + 288 = 960.
+    assert m["transceivers"] == 960
+    leaf, spine = b300.fabrics[0].tiers
+    assert (leaf.lower_end, leaf.lower_end_transceivers) == ("nvidia-mms4a20-xm800", 256)
+    assert (leaf.switch_end, leaf.switch_end_transceivers) == ("nvidia-mms4a00-xm", 128)
+    assert (spine.lower_end_transceivers, spine.switch_end_transceivers) == (288, 288)
+    # one straight single-mode fibre per 800G link: 256 + 576 = 832
+    assert (leaf.cables, spine.cables) == (256, 576)
+    # fabric power (max): 12 Q3400 x 2,465 W [est] = 29,580 W + switch-side twin-ports
+    # (128 + 288 + 288) = 704 x 25 W [3P] = 17,600 W -> 47.18 kW. The 256 node-end
+    # modules (256 x 13.2 W [est] = 3.379 kW) sit in the servers, covered by the 14 kW
+    # published system figure: not added again.
+    assert m["fabric_power_kw"] == pytest.approx(29.58 + 704 * 0.025)
+    assert leaf.transceiver_power_kw == pytest.approx((256 * 13.2 + 128 * 25) / 1000)
+    assert m["node_optics_power_kw"] == 0
+    # typical: 12 x 2,054 W [est] = 24,648 W + 704 x 23.5 W [est: 25 x 16/17] = 16,544 W
+    assert m["it_power_typical_kw"] == pytest.approx(448 + 24.648 + 16.544)
+
+
 def test_hgx_b300_su_power(b300):
     m = b300.metrics()
-    # 32 x 14 kW ("~14 kW" DGX B300) = 448 kW + 12 Q3400 x 2,465 W [est] = 29.58 kW
-    assert m["it_power_kw"] == pytest.approx(448 + 12 * 2.465)
+    # 32 x 14 kW ("~14 kW" DGX B300) = 448 kW + fabric 47.18 kW (12 Q3400 x 2,465 W [est]
+    # + 704 switch-side MMS4A00-XM x 25 W [3P]) = 495.18 kW
+    assert m["it_power_kw"] == pytest.approx(448 + 12 * 2.465 + 704 * 0.025)
     (rack,) = b300.power.racks
     # 4 servers per rack = 56 kW, the "~56 kW per rack" of NVIDIA's B300 XDR RA
     assert rack.it_kw == pytest.approx(56)
@@ -205,3 +230,30 @@ def test_dell_xe9680_psus_do_not_cover_the_maximum_under_fault(tmp_path, catalog
     assert (psu["psus"], psu["psu_kw"], psu["usable_kw"]) == (6, 3.2, pytest.approx(9.6))
     assert psu["covers_max"] is False
     assert a.metrics()["it_power_kw"] == pytest.approx(10.2)
+
+
+def test_nvl72_sweep_xdr_rows_count_xdr_optics():
+    """The shipped NIC sweep's CX-8 / Q3400 media (its second values) carry XDR optics:
+    the CX-8 point run with them and with bare fibre ({}) differs by the optics alone."""
+    import yaml
+
+    import infra
+    from conftest import ROOT
+
+    grid = yaml.safe_load((ROOT / "sweeps" / "nvl72_nic_oversub.yaml").read_text())
+    pick = {"tray": [1], "switch": [1], "supply": [1], "leaf_oversubscription": [0]}
+    for name, p in grid["parameters"].items():
+        p["values"] = [{}, p["values"][1]] if name.endswith("_media") else \
+            [p["values"][i] for i in pick[name]]
+    grid["zip"] = [["leaf_media", "spine_media"]]  # the media pairs stay together
+    bare, xdr = infra.sweep(DESIGNS / "gb200_nvl72_576.yaml", grid).frame().to_dict("records")
+    assert (bare["status"], xdr["status"]) == ("ok", "ok") and bare["transceivers_per_gpu"] == 0
+    # 144 trays x 4 CX-8 = 576 node links; 8 leaves (4 rails x 2) x 72 uplinks = 576
+    # leaf-spine links. Modules: 576 MMS4A20-XM800 + (288 + 288 + 288) MMS4A00-XM = 1,440
+    assert xdr["transceivers_per_gpu"] == pytest.approx(1440 / 576)
+    # fabric: 12 Q3400 x 2,465 W [est] = 29.58 kW + 864 twin-ports x 25 W [3P] = 21.6 kW
+    assert bare["fabric_power_kw"] == pytest.approx(29.58)
+    assert xdr["fabric_power_kw"] == pytest.approx(29.58 + 21.6)
+    # IT adds the switch-side optics and, for these sum-of-parts trays, the node-end
+    # modules: 576 x 13.2 W [est] = 7.6032 kW -> +29.2032 kW
+    assert xdr["it_power_kw"] - bare["it_power_kw"] == pytest.approx(21.6 + 7.6032, abs=1e-3)

@@ -19,7 +19,7 @@ from infra.analysis.compute import ComputeSummary, domain_memory, layout_compute
 from infra.analysis.layout.cabling import cabling_plan
 from infra.analysis.power.cooling import DesignCooling, design_cooling
 from infra.analysis.network.fabric import FabricResult, design_fabrics, fabric_metrics
-from infra.analysis.layout.elevation import elevation_rows, rack_elevations
+from infra.analysis.layout.elevation import elevation_run_rows, rack_elevations
 from infra.analysis.power.envelopes import EnvelopeRow, design_envelopes, envelope_table
 from infra.analysis.layout.placement import network_elevations
 from infra.analysis.power.it_power import DesignPower, design_power
@@ -29,6 +29,13 @@ from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS, SPARSE_PRECISIONS
 from infra.models.prices import PriceBook, load_prices
 from infra.models.resolve import ResolvedDesign, load_design
+
+
+# Version of the ``as_dict()`` / JSON report layout. 2: ``rack_elevation`` has one row per
+# run of identical stacked units (``top_position_u``, ``bottom_position_u``, ``count``,
+# ``*_w_per_unit``), as the workbook shows it; 1 (no ``format_version`` key) had one row
+# per mounted unit (``position_u``, ``power_w``...).
+FORMAT_VERSION = 2
 
 
 @dataclass
@@ -121,13 +128,7 @@ class DesignAnalysis:
             "power_supply": supply_rows(self.power),
             "server_psus": server_psu_rows(self.rd),
             "power_by_part": _part_rows(self.power.racks),
-            "power_by_unit": [
-                {"layout": r.layout, "unit": u.slug, "kind": u.kind, "count_per_rack": n,
-                 "power_w_per_unit": _r(u.power_w), "typical_w_per_unit": _r(u.typical_w),
-                 "liquid_w_per_unit": _r(u.liquid_w),
-                 "air_w_per_unit": _r(u.air_w), "basis": u.basis,
-                 "unknown_power_parts": ", ".join(u.unknown)}
-                for r in self.power.racks for u, n in r.units],
+            "power_by_unit": _unit_rows(self.power.racks),
             "cooling": [
                 {"unit": c.unit, "cooling_kind": c.cooling_kind, "scope": c.scope,
                  "removes": c.removes, "heat_kw": _r(c.heat_kw), "capacity_kw": c.capacity_kw,
@@ -169,8 +170,8 @@ class DesignAnalysis:
                 for f in self.fabrics],
             "cabling": [row for f in self.fabrics for row in cabling_plan(self.rd, f)],
             "flops_by_precision": self._flops_rows(),
-            "rack_elevation": elevation_rows(rack_elevations(self.rd, self.power)
-                                             + network_elevations(self.rd)),
+            "rack_elevation": elevation_run_rows(rack_elevations(self.rd, self.power)
+                                                 + network_elevations(self.rd)),
             "assumptions": self._assumptions(),
         }
         t.update(self.extra_tables)
@@ -268,12 +269,32 @@ class DesignAnalysis:
         return rows
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON contract: ``design``, ``metrics``, ``tables``."""
+        """The JSON contract: ``format_version``, ``design``, ``metrics``, ``tables``
+        (:data:`FORMAT_VERSION`)."""
         return {
+            "format_version": FORMAT_VERSION,
             "design": {"name": self.rd.name, "source_file": display_path(self.rd.file)},
             "metrics": self.metrics(),
             "tables": self.tables(),
         }
+
+
+def _unit_rows(racks) -> list[dict]:
+    """Power by unit, one row per layout and unit type; the unit's own columns are
+    rounded once per unit type (layouts share their units' figures)."""
+    tails: dict[int, dict] = {}
+    rows = []
+    for r in racks:
+        for u, n in r.units:
+            tail = tails.get(id(u))
+            if tail is None:
+                tail = tails[id(u)] = {
+                    "power_w_per_unit": _r(u.power_w), "typical_w_per_unit": _r(u.typical_w),
+                    "liquid_w_per_unit": _r(u.liquid_w), "air_w_per_unit": _r(u.air_w),
+                    "basis": u.basis, "unknown_power_parts": ", ".join(u.unknown)}
+            rows.append({"layout": r.layout, "unit": u.slug, "kind": u.kind, "count_per_rack": n,
+                         **tail})
+    return rows
 
 
 def _part_rows(racks) -> list[dict]:

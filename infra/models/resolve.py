@@ -46,10 +46,22 @@ class ResolvedLayout:
     items: tuple[LayoutItem, ...]
 
     def of_kind(self, kind: str) -> list[LayoutItem]:
-        return [i for i in self.items if i.part.kind == kind]
+        return list(self._kinds().get(kind, ((), 0))[0])
 
     def count(self, kind: str) -> int:
-        return sum(i.count for i in self.of_kind(kind))
+        return self._kinds().get(kind, ((), 0))[1]
+
+    def _kinds(self) -> dict[str, tuple[tuple[LayoutItem, ...], int]]:
+        """kind -> (its items in order, their count), worked out once per layout (the
+        analyses ask thousands of times); kept beside the frozen fields."""
+        kinds = self.__dict__.get("_by_kind")
+        if kinds is None:
+            items: dict[str, list[LayoutItem]] = {}
+            for i in self.items:
+                items.setdefault(i.part.kind, []).append(i)
+            kinds = self.__dict__["_by_kind"] = {
+                k: (tuple(v), sum(i.count for i in v)) for k, v in items.items()}
+        return kinds
 
     @property
     def used_u(self) -> float:
@@ -152,17 +164,24 @@ class _Resolver:
         self.d, self.file, self.cat = design, file, catalog
         self.out = ResolvedDesign(design, file, catalog, {})
         self._domains: dict[tuple, int] = {}  # (layouts, pod) -> index in domain_shapes
+        self._parts: dict[tuple, Part] = {}  # (slug, kind) -> part, for lookups that succeeded
+        self._items: dict[tuple, LayoutItem] = {}  # one item per distinct content (frozen)
 
     def err(self, msg: str, path: tuple, hint: str | None = None, cls=DesignError):
         return cls(msg, file=str(self.file), path=path, line=line_of(self.file, path), hint=hint)
 
     def get(self, slug: str, kind, path: tuple) -> Part:
+        hit = self._parts.get((slug, kind))  # a slug found once is found again
+        if hit is not None:
+            return hit
         try:
-            return self.cat.get(slug, kind, file=str(self.file), path=path, error_cls=DesignError)
+            part = self.cat.get(slug, kind, file=str(self.file), path=path, error_cls=DesignError)
         except InfraError as exc:  # the line is only worth a parse when there is an error
             exc.line = line_of(self.file, path)
             exc.args = (str(exc),)
             raise
+        self._parts[(slug, kind)] = part
+        return part
 
     def run(self) -> ResolvedDesign:
         for name, lay in self.d.racks.items():
@@ -238,7 +257,11 @@ class _Resolver:
                 raise self.err(f"{part.slug!r} is an {part.placement} unit, not rack-mounted",
                                ("racks", name, "contents", i, "type"),
                                hint="list it under the pod's 'cooling:' instead")
-            items.append(LayoutItem(part, c.count, c.role, c.cooling))
+            key = (part.slug, c.count, c.role, c.cooling)
+            item = self._items.get(key)
+            if item is None:
+                item = self._items[key] = LayoutItem(part, c.count, c.role, c.cooling)
+            items.append(item)
         res = ResolvedLayout(name, rack, tuple(items))  # type: ignore[arg-type]
         if res.used_u > rack.u_height:
             parts = ", ".join(f"{i.count} x {getattr(i.part, 'u_height', 0):g}U {i.part.slug}"

@@ -59,49 +59,74 @@ class RackElevation:
 def rack_elevations(rd: ResolvedDesign, power: DesignPower) -> list[RackElevation]:
     """Front view of every rack layout the cluster uses, top U first.
 
-    A slot is made once per (unit type, cooling, role, position) and shared by the
-    layouts that hold that unit at that U (slots are frozen).
+    The slots of an item are worked out once per (unit type, cooling, role, count, U it
+    starts below) and shared by every layout that stacks that item there (slots are
+    frozen): a hall of 1,000 layouts repeats the same few runs.
     """
     by_layout = {r.layout: r for r in power.racks}
     out = []
     powers: dict[tuple, tuple] = {}  # (part, cooling) -> _item_power: once per unit type
     made: dict[tuple, Slot] = {}  # (part, cooling, role, position) -> its slot
+    runs: dict[tuple, tuple] = {}  # (part, cooling, role, count, top) -> (slots, top after)
     for name, layout in rd.layouts.items():
         rp = by_layout.get(name)
         if rp is None:
             continue
-        slots = []
-        for item, pos in unit_positions(layout):
-            key = (item.part.slug, item.cooling, item.role, pos)
-            slot = made.get(key)
-            if slot is None:
-                pkey = key[:2]
-                if pkey not in powers:
-                    powers[pkey] = _item_power(item, rd)
-                w, liq, air = powers[pkey]
-                slot = made[key] = Slot(pos, float(getattr(item.part, "u_height", 0) or 0),
-                                        item.part.slug, item.part.name, item.part.kind,
-                                        item.role, w, liq, air)
-            slots.append(slot)
+        slots: list[Slot] = []
+        top = layout.rack.u_height
+        for item in layout.items:
+            key = (item.part.slug, item.cooling, item.role, item.count, top)
+            run = runs.get(key)
+            if run is None:
+                run = runs[key] = _stack(item, top, rd, powers, made)
+            slots.extend(run[0])
+            top = run[1]
         out.append(RackElevation(name, layout.rack.slug, rp.racks, layout.rack.u_height,
                                  layout.used_u, rp.it_kw, rp.liquid_kw, rp.air_kw, tuple(slots)))
     return out
 
 
+def _stack(item: LayoutItem, top, rd: ResolvedDesign, powers: dict, made: dict) -> tuple:
+    """The slots of ``item`` stacked down from ``top`` (as :func:`unit_positions`
+    stacks them), and the top left for the next item."""
+    h = float(getattr(item.part, "u_height", 0) or 0)
+    pkey = (item.part.slug, item.cooling)
+    if pkey not in powers:
+        powers[pkey] = _item_power(item, rd)
+    w, liq, air = powers[pkey]
+    slots = []
+    for _ in range(item.count):
+        pos = None
+        if h:
+            pos = int(round(top - h + 1))
+            top -= h
+        key = (item.part.slug, item.cooling, item.role, pos)
+        slot = made.get(key)
+        if slot is None:
+            slot = made[key] = Slot(pos, h, item.part.slug, item.part.name, item.part.kind,
+                                    item.role, w, liq, air)
+        slots.append(slot)
+    return tuple(slots), top
+
+
 def unit_positions(layout: ResolvedLayout) -> list[tuple[LayoutItem, int | None]]:
     """Every mounted unit of ``layout`` (one entry per unit) with the lowest U it
-    occupies, stacked from the top U down in the listed order; None for 0U units."""
-    top = layout.rack.u_height
-    out = []
-    for item in layout.items:
-        h = float(getattr(item.part, "u_height", 0) or 0)
-        for _ in range(item.count):
-            pos = None
-            if h:
-                pos = int(round(top - h + 1))
-                top -= h
-            out.append((item, pos))
-    return out
+    occupies, stacked from the top U down in the listed order; None for 0U units
+    (worked out once per layout: layouts are frozen)."""
+    cached = layout.__dict__.get("_unit_positions")
+    if cached is None:
+        top = layout.rack.u_height
+        out = []
+        for item in layout.items:
+            h = float(getattr(item.part, "u_height", 0) or 0)
+            for _ in range(item.count):
+                pos = None
+                if h:
+                    pos = int(round(top - h + 1))
+                    top -= h
+                out.append((item, pos))
+        cached = layout.__dict__["_unit_positions"] = tuple(out)
+    return list(cached)
 
 
 def _item_power(item: LayoutItem, rd: ResolvedDesign) -> tuple:
@@ -115,7 +140,8 @@ def _item_power(item: LayoutItem, rd: ResolvedDesign) -> tuple:
 
 
 def elevation_rows(elevations: list[RackElevation]) -> list[dict]:
-    """One row per mounted unit, for the ``rack_elevation`` table.
+    """One row per mounted unit (the ``rack_elevation`` table of JSON format 1; the table
+    now holds :func:`elevation_run_rows`).
 
     The columns that come from the unit (position onwards) are built once per slot and
     copied into each layout's row (slots are shared between layouts).
@@ -123,6 +149,7 @@ def elevation_rows(elevations: list[RackElevation]) -> list[dict]:
     tails: dict[int, dict] = {}
     rows = []
     for e in elevations:
+        head = {"layout": e.layout, "rack_type": e.rack_type, "racks": e.racks}
         for s in e.slots:
             tail = tails.get(id(s))
             if tail is None:
@@ -130,8 +157,43 @@ def elevation_rows(elevations: list[RackElevation]) -> list[dict]:
                     "position_u": s.position_u, "height_u": s.height_u, "unit": s.slug,
                     "kind": s.kind, "role": s.role or "", "power_w": _r(s.power_w),
                     "liquid_w": _r(s.liquid_w), "air_w": _r(s.air_w)}
-            rows.append({"layout": e.layout, "rack_type": e.rack_type, "racks": e.racks, **tail})
+            rows.append({**head, **tail})
     return rows
+
+
+def elevation_run_rows(elevations: list[RackElevation]) -> list[dict]:
+    """The ``rack_elevation`` table: one row per run of identical stacked units.
+
+    The same rows as ``elevation_runs(elevation_rows(elevations))``, built from the
+    slots without making the per-unit rows first (each slot's columns once: slots are
+    shared between layouts).
+    """
+    cols: dict[int, tuple] = {}  # id(slot) -> (run columns, position, height)
+    out: list[dict] = []
+    last = None
+    for e in elevations:
+        head = (e.layout, e.rack_type, e.racks)
+        for s in e.slots:
+            c = cols.get(id(s))
+            if c is None:
+                c = cols[id(s)] = ((s.slug, s.kind, s.role or "", s.height_u, _r(s.power_w),
+                                    _r(s.liquid_w), _r(s.air_w)), s.position_u, s.height_u or 0)
+            unit, pos, h = c
+            if last is not None and last[0] == head and last[1] == unit:
+                run = last[2]
+                below = run["bottom_position_u"]
+                if (pos is None) == (below is None) and (pos is None or below - h == pos):
+                    run["bottom_position_u"] = pos
+                    run["count"] += 1
+                    continue
+            slug, kind, role, height, w, liq, air = unit
+            run = {"layout": e.layout, "rack_type": e.rack_type, "racks": e.racks,
+                   "top_position_u": pos, "bottom_position_u": pos, "count": 1,
+                   "height_u": height, "unit": slug, "kind": kind, "role": role,
+                   "power_w_per_unit": w, "liquid_w_per_unit": liq, "air_w_per_unit": air}
+            out.append(run)
+            last = (head, unit, run)
+    return out
 
 
 RUN_KEYS = ("layout", "rack_type", "racks", "unit", "kind", "role", "height_u", "power_w",
@@ -143,7 +205,9 @@ def elevation_runs(rows: list[dict]) -> list[dict]:
 
     A 1,000-layout hall has 35,000 mounted units; their runs are 5x fewer rows. A run
     keeps the U of its top and bottom units (``position_u`` of the per-unit rows), so
-    every unit's position can still be read off.
+    every unit's position can still be read off. Rows that are runs already (the
+    ``rack_elevation`` table of JSON format 2, with ``top_position_u``) are returned as
+    they are.
 
     Examples
     --------
@@ -154,6 +218,8 @@ def elevation_runs(rows: list[dict]) -> list[dict]:
     >>> [(r["top_position_u"], r["bottom_position_u"], r["count"]) for r in runs]
     [(9, 8, 2), (5, 5, 1)]
     """
+    if rows and "top_position_u" in rows[0]:
+        return list(rows)
     out: list[dict] = []
     last = None
     for r in rows:

@@ -24,6 +24,7 @@ Everything is evaluated once per domain shape / tray type and multiplied by coun
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 
@@ -90,8 +91,10 @@ def domain_effect(dom: ScaleUpDomain, failed: set[str], mode: str) -> Effect:
 def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFailure:
     """Which GPUs of ``dom`` are lost or degraded when ``failed`` nodes fail."""
     g = dom.graph
-    dead = {n for n in g if any(n == f or n.startswith(f + ".") for f in failed)}
-    gpus = sorted(n for n, d in g.nodes(data=True) if d["kind"] == "gpu")
+    inside = tuple(f + "." for f in failed)
+    dead = {n for n in g if n in failed or n.startswith(inside)}
+    lists = _graph_lists(g)
+    gpus = lists.gpus
     alive = [n for n in gpus if n not in dead]
 
     def ok(u: str, v: str, d: dict) -> bool:
@@ -103,11 +106,11 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
         parts = (tuple(1 for _ in alive) if dom.topology == "none"
                  else ((len(alive),) if alive else ()))
         return DomainFailure(tuple(n for n in gpus if n in dead), (), {}, parts)
-    links = {n: sum(d["links"] for u, v, d in g.edges(n, data=True) if ok(u, v, d)) for n in alive}
+    links = {n: sum(d["links"] for u, v, d in lists.edges[n] if ok(u, v, d)) for n in alive}
     full = dom.links_per_gpu
     if mode == "full_bandwidth":
         healthy = {n for n in alive if links[n] == full}
-        cross = [ok(u, v, d) for u, v, d in g.edges(data=True) if d.get("via") == "xrack"]
+        cross = [ok(u, v, d) for u, v, d in lists.xrack]
         if cross and not all(cross):
             parts = [sum(1 for n in healthy if g.nodes[n]["rack"] == r) for r in ("r0", "r1")]
         else:
@@ -123,6 +126,28 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
     deg = sorted(n for n in usable if links[n] < full)
     return DomainFailure(tuple(n for n in gpus if n not in usable), tuple(deg),
                          {n: links[n] / full for n in deg}, parts)
+
+
+class _GraphLists:
+    """A domain graph's GPUs (sorted), each GPU's edges and the cross-rack edges, in
+    networkx's order: listed once per graph instead of once per failure evaluated."""
+
+    def __init__(self, g: nx.Graph) -> None:
+        self.gpus = sorted(n for n, d in g.nodes(data=True) if d["kind"] == "gpu")
+        self.edges = {n: list(g.edges(n, data=True)) for n in self.gpus}
+        self.xrack = [(u, v, d) for u, v, d in g.edges(data=True) if d.get("via") == "xrack"]
+
+
+_LISTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _graph_lists(g: nx.Graph) -> _GraphLists:
+    """:class:`_GraphLists` of ``g``, kept while ``g`` lives (domain graphs are built
+    once and never changed afterwards)."""
+    hit = _LISTS.get(g)
+    if hit is None:
+        hit = _LISTS[g] = _GraphLists(g)
+    return hit
 
 
 def _tiered_failure(dom: ScaleUpDomain, dead: set[str], gpus: list[str], ok, mode: str) -> DomainFailure:
