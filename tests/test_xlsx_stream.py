@@ -81,7 +81,7 @@ def test_hall_tables_read_back_as_json(hall, tmp_path):
     assert _check_tables(wb, data) > 2000
     ws = wb["Rack elevation"]
     head = [c.value for c in ws[1]]
-    # the sheet says its rows are runs of units (the JSON has one row per unit)
+    # the sheet says its rows are runs of units (as the JSON's, format 2)
     assert "one row per run" in ws.cell(row=1, column=head.index("Count") + 1).comment.text.lower()
     # frozen header, filter over every row, widths set
     assert ws.freeze_panes == "A2"
