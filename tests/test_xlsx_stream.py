@@ -81,7 +81,7 @@ def test_hall_tables_read_back_as_json(hall, tmp_path):
     assert _check_tables(wb, data) > 2000
     ws = wb["Rack elevation"]
     head = [c.value for c in ws[1]]
-    # the sheet says its rows are runs of units (the JSON has one row per unit)
+    # the sheet says its rows are runs of units (as the JSON's, format 2)
     assert "one row per run" in ws.cell(row=1, column=head.index("Count") + 1).comment.text.lower()
     # frozen header, filter over every row, widths set
     assert ws.freeze_panes == "A2"
@@ -122,6 +122,7 @@ def test_streamed_cells_kinds_and_styles(tmp_path):
     assert ws["C4"].fill.fill_type == "lightGray"
     assert ws["A3"].fill.fill_type is None  # a text column's blank is just blank
     assert "never 0" in ws["B1"].comment.text and ws["A1"].comment is None
+    assert ws["H1"].comment is None  # a blank price is an input cell, not hatched
     # long notes wrap, short ones do not; URLs are hyperlinks
     assert ws["E2"].alignment.wrap_text and not ws["E3"].alignment.wrap_text
     assert ws["F2"].hyperlink.target == "https://example.com/a?x=1&y=2"
@@ -143,3 +144,13 @@ def test_streamed_sheet_page_setup_and_widths(tmp_path):
     assert ws.column_dimensions["B"].width == 11
     assert ws.print_title_rows == "$1:$1" and ws.page_setup.orientation == "landscape"
     assert ws.max_row == 1500
+
+
+def test_footer_version_is_the_installed_version():
+    """The footer reads ``infra.__version__`` (the package metadata cost 60 ms a
+    workbook): the two must agree."""
+    from importlib.metadata import version as installed
+
+    from infra.reports.xlsx_print import version
+
+    assert version() == installed("infra")

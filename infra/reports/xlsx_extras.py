@@ -7,7 +7,6 @@ from pathlib import Path
 
 from openpyxl.drawing.image import Image
 
-from infra.reports.diagrams.render import EMBED_PNG
 from infra.reports.xlsx_report import sheet_name, style_header, widths
 
 # (table, category column, value columns, title, y axis, log scale)
@@ -121,9 +120,11 @@ def _blast_chart(ws, rows: list[dict], at_row: int) -> None:
 
 
 class PngImage(Image):
-    """An openpyxl image from PNG bytes, without Pillow (size read from the IHDR chunk)."""
+    """An openpyxl image from PNG bytes, without Pillow (size read from the IHDR chunk),
+    shown at most ``max_width`` px wide (as wide as the renderer draws a workbook's
+    pictures, ``infra.reports.diagrams.render.EMBED_PNG``)."""
 
-    def __init__(self, path: Path, max_width: int = EMBED_PNG[1]) -> None:  # noqa: D107
+    def __init__(self, path: Path, max_width: int = 1400) -> None:  # noqa: D107 - no super()
         self.format = "png"
         self.ref = str(path)
         self._bytes = Path(path).read_bytes()

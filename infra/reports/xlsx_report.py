@@ -190,14 +190,14 @@ def _table_sheet(ws, rows: list[dict], title: str = "") -> list[str]:
 
 
 def _runs_note(ws, col: int) -> None:
-    """Say on the sheet that its rows are runs of units (as the JSON's, format 2)."""
+    """Say on the sheet that its rows are runs of units, not one row per unit."""
     from openpyxl.comments import Comment
 
     ws.cell(row=1, column=col).comment = Comment(
         "One row per run of identical units stacked one above the other: Count units "
         "from Top position (U) down to Bottom position (U), the same in each of the "
-        "layout's racks. The JSON report's rack_elevation table has the same runs "
-        "(format_version 2).", "infra", height=140, width=300)
+        "layout's racks. The JSON report's rack_elevation table has the same rows.",
+        "infra", height=140, width=300)
 
 
 def _cell(v: Any) -> Any:

@@ -52,7 +52,7 @@ class _Col:
     plain: str  # ' s="N"' of an ordinary cell ('' for the default style)
     blank: str | None  # the style of a blank cell, None: write no cell
     wrap: str | None  # the style of long wrapped text, None: this column does not wrap
-    numeric: bool
+    numeric: bool  # blanks hatched as unknown
     width: int = 0
 
 
@@ -81,8 +81,8 @@ def stream_table(ws, cols: list[str], headers: list[str], rows: list[dict],
             cell = _cell(col, f"{col.letter}{i}", v, link_style, links)
             if cell is None:
                 continue
-            if v is None or (type(v) is float and not math.isfinite(v)):
-                blanks.add(j)
+            if col.numeric and (v is None or (type(v) is float and not math.isfinite(v))):
+                blanks.add(j)  # hatched: the header says what a hatched blank means
             out.append(cell)
         out.append("</row>")
     last = f"{spec[-1].letter}{len(rows) + 1}"
@@ -107,7 +107,7 @@ def _column(ws, j, key, header, rows, inputs, wraps, hatch: bool = True) -> _Col
     blank = _style(ws, unknown=True, **base) if numeric and not is_input else (
         plain if is_input else None)
     wrap = _style(ws, wrap=True, **base) if header.lower().split(" (")[0] in wraps else None
-    return _Col(get_column_letter(j), key, plain, blank, wrap, numeric)
+    return _Col(get_column_letter(j), key, plain, blank, wrap, numeric and not is_input)
 
 
 def _cell(col: _Col, ref: str, v, link_style: str, links: list) -> str | None:
