@@ -118,10 +118,13 @@ def deep(depth: int) -> str:
             "build:\n  a0: 1\n")
 
 
+QUIET: list[str] = []  # ["-q"] with --quiet: infra design prints no summary
+
+
 def command(kind: str, design: Path, out: Path) -> list[str]:
     exe = shutil.which("infra", path=str(Path(sys.executable).parent)) or "infra"
-    if kind in ("json", "xlsx", "svg"):
-        return [exe, "design", str(design), "--report", kind, "-o", str(out)]  # summary printed
+    if kind in ("json", "xlsx", "svg"):  # the terminal summary is printed unless --quiet
+        return [exe, "design", str(design), "--report", kind, "-o", str(out), *QUIET]
     if kind == "failures":
         return [exe, "failures", str(design), "--format", "json", "-o", str(out)]
     if kind == "compare":
@@ -163,13 +166,15 @@ def headline(n: int) -> None:
                 runs[k].append(measure(args, env))
         base = statistics.median(w for w, _, _ in runs["json"])
         base_cpu = statistics.median(c for _, c, _ in runs["json"])
-        print(f"{'aws_nvl36x2':24s} {'wall s':>7s} {'x json':>7s} {'cpu s':>7s} {'x json':>7s} "
-              f"{'MiB':>5s}  (median of {n}, run in turn)")
+        print(f"{'aws_nvl36x2':24s} {'wall s':>7s} {'x json':>7s} {'+ s':>6s} {'cpu s':>7s} "
+              f"{'x json':>7s} {'+ s':>6s} {'MiB':>5s}  (median of {n}, run in turn; "
+              "+ s: seconds over the JSON run)")
         for k, rs in runs.items():
             w = statistics.median(r[0] for r in rs)
             c = statistics.median(r[1] for r in rs)
-            print(f"{k:24s} {w:7.2f} {w / base:7.2f} {c:7.2f} {c / base_cpu:7.2f} "
-                  f"{max(r[2] for r in rs):5.0f}", flush=True)
+            print(f"{k:24s} {w:7.2f} {w / base:7.2f} {w - base:6.2f} {c:7.2f} "
+                  f"{c / base_cpu:7.2f} {c - base_cpu:6.2f} {max(r[2] for r in rs):5.0f}",
+                  flush=True)
 
 
 def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
@@ -208,9 +213,13 @@ def main() -> None:
     ap.add_argument("--depths", type=int, nargs="*", default=[30])
     ap.add_argument("--headline", type=int, metavar="N", default=0,
                     help="also time aws_nvl36x2 json vs xlsx, N runs each in turn")
+    ap.add_argument("--quiet", action="store_true",
+                    help="run infra design with -q (no terminal summary), to see its cost")
     ap.add_argument("--write", nargs=2, metavar=("N", "FILE"),
                     help="write the N-layout hall (or 'deepD' for a pod DAG) and exit")
     a = ap.parse_args()
+    if a.quiet:
+        QUIET.append("-q")
     # byte-compile the package first, as an installed package is (pip compiles at
     # install); without it every run pays ~0.3 s compiling infra from source when
     # PYTHONDONTWRITEBYTECODE is set

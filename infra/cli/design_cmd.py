@@ -44,6 +44,7 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
     from infra.errors import DesignError, working_on
     from infra.models.catalog import load_catalog
     from infra.models.prices import load_prices
+    from infra.reports.beside import beside
     from infra.reports.terminal import render_summary
     from infra.reports.writer import write_reports
 
@@ -63,17 +64,26 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
     for f, analysis in zip(files, analyses):
         with working_on(f):
             data = analysis.as_dict()
-            if not quiet:
-                click.echo(render_summary(data, wide=wide, max_rows=max_rows))
             hl = highlight
             if hl and hl not in highlight_kinds(analysis):
                 click.echo(f"warning: {f}: --highlight {hl!r}: no such component in this design "
                            f"(it has {', '.join(highlight_kinds(analysis)) or 'none'}); its "
                            "failure diagram shows the default", err=True)
                 hl = None
-            res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
-                                analysis=analysis, highlight=hl,
-                                diagrams=not no_diagrams)
+
+            def show(data=data):
+                if not quiet:
+                    click.echo(render_summary(data, wide=wide, max_rows=max_rows))
+
+            def write(data=data, analysis=analysis, hl=hl, f=f):
+                return write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
+                                     analysis=analysis, highlight=hl, diagrams=not no_diagrams)
+
+            if reports and not quiet:  # the summary prints on a second core meanwhile
+                res = beside(show, write)
+            else:
+                show()
+                res = write()
         if not quiet:
             for path in res.written:
                 click.echo(f"wrote {path}", err=True)
