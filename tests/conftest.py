@@ -22,6 +22,20 @@ def _diagram_cache(tmp_path_factory):
     os.environ["INFRA_CATALOG_CACHE"] = str(tmp_path_factory.mktemp("catalog-cache"))
 
 
+def write_hall(n: int, directory: Path) -> Path:
+    """``directory/hall<n>.yaml``: the benchmark's hall of ``n`` distinct rack layouts
+    (``benchmarks/bench_hetero.py``), for tests of many-layout designs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_hetero",
+                                                  ROOT / "benchmarks" / "bench_hetero.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    f = Path(directory) / f"hall{n}.yaml"
+    f.write_text(mod.hall(n))
+    return f
+
+
 @pytest.fixture(scope="session")
 def catalog():
     from infra.models.catalog import load_catalog

@@ -8,12 +8,11 @@ of only 3 NVLink graphs) and on shipped designs.
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 
 import pytest
 
-from conftest import DESIGNS, ROOT
+from conftest import DESIGNS, write_hall
 from infra.analysis.compute import gpu_cpu_counts, layout_compute, summarize_compute
 from infra.analysis.layout.elevation import (_item_power, elevation_run_rows, elevation_rows,
                                              elevation_runs, rack_elevations, unit_positions)
@@ -30,13 +29,7 @@ SHIPPED = ["aws_nvl36x2", "dgx_gh200_256", "dgx_h100_superpod", "gaudi3_cluster"
 
 @pytest.fixture(scope="module")
 def hall(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("bench_hetero",
-                                                  ROOT / "benchmarks" / "bench_hetero.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    f = tmp_path_factory.mktemp("hall") / "hall23.yaml"
-    f.write_text(mod.hall(23))
-    return f
+    return write_hall(23, tmp_path_factory.mktemp("hall"))
 
 
 def designs(hall):

@@ -3,12 +3,11 @@ graph or one row per unit of everything."""
 
 from __future__ import annotations
 
-import importlib.util
 
 import openpyxl
 import pytest
 
-from conftest import ROOT
+from conftest import write_hall
 from infra.analysis.layout.elevation import elevation_rows, rack_elevations
 from infra.analysis.layout.placement import network_elevations
 from infra.analysis.summary import analyze_file
@@ -16,13 +15,7 @@ from infra.reports.writer import write_reports
 
 
 def _hall(n: int, tmp_path):
-    spec = importlib.util.spec_from_file_location("bench_hetero",
-                                                  ROOT / "benchmarks" / "bench_hetero.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    f = tmp_path / f"hall{n}.yaml"
-    f.write_text(mod.hall(n))
-    return analyze_file(f)
+    return analyze_file(write_hall(n, tmp_path))
 
 
 @pytest.fixture(scope="module")

@@ -3,13 +3,12 @@ most ``--rows`` rows, its most telling first, and says how many the reports hold
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT
+from conftest import ROOT, write_hall
 from infra.analysis.summary import analyze_file
 from infra.cli.main import cli
 from infra.reports.terminal import render_summary
@@ -17,13 +16,7 @@ from infra.reports.terminal import render_summary
 
 @pytest.fixture(scope="module")
 def hall(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("bench_hetero",
-                                                  ROOT / "benchmarks" / "bench_hetero.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    f = tmp_path_factory.mktemp("rows") / "hall30.yaml"
-    f.write_text(mod.hall(30))
-    return f
+    return write_hall(30, tmp_path_factory.mktemp("rows"))
 
 
 def _section(text: str, title: str) -> list[str]:

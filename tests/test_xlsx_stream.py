@@ -3,14 +3,13 @@ read back with openpyxl and compared with the JSON tables cell by cell."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 
 import openpyxl
 import pytest
 
-from conftest import DESIGNS, ROOT
+from conftest import DESIGNS, write_hall
 from infra.analysis.layout.elevation import elevation_runs
 from infra.analysis.summary import analyze_file
 from infra.reports.labels import column_header
@@ -65,13 +64,7 @@ def test_headline_tables_read_back_as_json(tmp_path, run_cli):
 
 @pytest.fixture(scope="module")
 def hall(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("bench_hetero",
-                                                  ROOT / "benchmarks" / "bench_hetero.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    f = tmp_path_factory.mktemp("hall") / "hall12.yaml"
-    f.write_text(mod.hall(12))
-    return analyze_file(f)
+    return analyze_file(write_hall(12, tmp_path_factory.mktemp("hall")))
 
 
 def test_hall_tables_read_back_as_json(hall, tmp_path):
