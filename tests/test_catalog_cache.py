@@ -63,6 +63,11 @@ def test_the_model_code_is_part_of_the_key(cache, tmp_path, monkeypatch):
     key = catalog_cache.catalog_key(files)
     monkeypatch.setattr(catalog_cache, "FORMAT", b"another-format")
     assert catalog_cache.catalog_key(files) != key
+    monkeypatch.undo()
+    import pydantic
+
+    monkeypatch.setattr(pydantic, "VERSION", "0.0.0")  # another pydantic wrote it
+    assert catalog_cache.catalog_key(files) != key
 
 
 def test_a_bad_catalog_is_reported_the_same_and_not_cached(cache, tmp_path):

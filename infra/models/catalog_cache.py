@@ -8,7 +8,8 @@ than analysing a small design. A successful load is therefore kept as a pickle u
 - every catalog file's path and bytes, in load order (an edited, added or removed part
   file is a new key: nothing is ever stale),
 - the source of the modules that validate them (``infra/models/*.py``, ``infra/units.py``),
-  and the Python version.
+  and the Python, pydantic and pydantic-core versions (a pickle of a model is only read
+  back by the versions that wrote it).
 
 A failed load is never cached: its error is raised exactly as without the cache. The
 cache is only read from files owned by the current user and not writable by others
@@ -55,7 +56,11 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
 
 
 def _code_digest() -> bytes:
-    h = hashlib.sha256(FORMAT + sys.version.encode())
+    import pydantic
+    import pydantic_core
+
+    versions = f"{sys.version}|{pydantic.VERSION}|{pydantic_core.__version__}"
+    h = hashlib.sha256(FORMAT + versions.encode())
     for src in sorted([*(_PKG / "models").glob("*.py"), _PKG / "units.py", _PKG / "errors.py"]):
         h.update(src.name.encode() + b"\0" + src.read_bytes() + b"\0")
     return h.digest()
