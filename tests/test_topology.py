@@ -190,3 +190,20 @@ def test_topology_export(run_cli, tmp_path):
     assert sum(1 for k in kinds.values() if k == "nvlink_switch_chip") == 36
     res = run_cli("topology", str(DESIGNS / "aws_nvl36x2.yaml"), "--scope", "tray:nope")
     assert res.exit_code == 2 and "aws-gb200-compute-tray" in res.output
+
+
+def test_domain_view_is_built_once_per_graph_and_frozen():
+    import networkx as nx
+
+    from infra.models.resolve import load_design
+    from infra.topology.scaleup import scale_up_domains
+    from infra.topology.views import domain_view
+
+    g = scale_up_domains(load_design(DESIGNS / "aws_nvl36x2.yaml"))[0].graph
+    v = domain_view(g)
+    assert domain_view(g) is v and nx.is_frozen(v)
+    # 2 racks x (9 compute trays + 9 switch trays + 1 cable cartridge) + the cross-rack set
+    assert sum(1 for _, d in v.nodes(data=True) if d.get("kind") in (
+        "compute_tray", "nvlink_switch_tray")) == 2 * (9 + 9)
+    with pytest.raises(nx.NetworkXError):
+        v.add_node("x")

@@ -138,7 +138,11 @@ class PngImage(Image):
 
 def add_diagrams(wb, pngs) -> None:
     """A Diagrams sheet: each PNG under its title."""
-    ws = wb.create_sheet("Diagrams")
+    fill_diagrams(wb.create_sheet("Diagrams"), pngs)
+
+
+def fill_diagrams(ws, pngs) -> None:
+    """Each PNG under its title on ``ws`` (iterating ``pngs`` waits for the renderer)."""
     row = 1
     for title, path in pngs:
         ws.cell(row=row, column=1, value=title).font = _bold()

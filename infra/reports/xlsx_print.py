@@ -55,14 +55,16 @@ def version() -> str:
     return __version__
 
 
-def finish(wb, design: str, header_rows: dict[str, int] | None = None) -> None:
-    """Page setup, footer, input cells, hyperlinks and wrapping on every sheet of ``wb``.
+def finish(wb, design: str, header_rows: dict[str, int] | None = None,
+           sheets: list | None = None) -> None:
+    """Page setup, footer, input cells, hyperlinks and wrapping on every sheet of ``wb``
+    (or only on ``sheets``).
 
     ``header_rows`` maps a sheet title to its header row (default 1), repeated on each page.
     """
     header_rows = header_rows or {}
     footer = _footer_text(design)
-    for ws in wb.worksheets:
+    for ws in wb.worksheets if sheets is None else sheets:
         row = header_rows.get(ws.title, 1)
         page_setup(ws, row, footer)
         _inputs_links_wrap(ws, row)

@@ -78,11 +78,14 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
 
         link_summary(wb, bom_cells, sheet_name(BOM))
     xlsx_extras.add_charts(wb, data)
-    if pngs:
-        xlsx_extras.add_diagrams(wb, pngs)
+    pictures = wb.create_sheet("Diagrams") if pngs else None  # in place, filled last
     if analysis is not None:
         xlsx_extras.add_sources(wb, data, analysis.rd.catalog)
-    finish(wb, data["design"]["name"], {"Summary": header_row})
+    name = data["design"]["name"]
+    finish(wb, name, {"Summary": header_row}, [ws for ws in wb.worksheets if ws is not pictures])
+    if pictures is not None:  # the renderer runs meanwhile: wait for it only now
+        xlsx_extras.fill_diagrams(pictures, pngs)
+        finish(wb, name, sheets=[pictures])
     return wb
 
 

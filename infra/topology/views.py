@@ -13,9 +13,12 @@ Tray-level domains (an HGX baseboard) are already small and keep GPU-to-chip edg
 
 from __future__ import annotations
 
+import weakref
+
 import networkx as nx
 
 UNIT_KINDS = ("compute_tray", "nvlink_switch_tray")
+_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph -> its frozen view
 
 
 def domain_view(g: nx.Graph) -> nx.Graph:
@@ -26,7 +29,9 @@ def domain_view(g: nx.Graph) -> nx.Graph:
     networkx.Graph
         Nodes keep ``kind``, ``slug`` and ``rack``; a unit node gets ``gpus`` (GPUs
         folded into it) and ``chips``. NVLink edges carry ``links`` and ``gbyte_s``
-        (per direction) summed over the folded edges, and ``via``.
+        (per direction) summed over the folded edges, and ``via``. The view is built
+        once per graph (domain graphs do not change after they are built) and frozen
+        (``nx.freeze``): copy it to change it.
 
     Examples
     --------
@@ -36,6 +41,13 @@ def domain_view(g: nx.Graph) -> nx.Graph:
     >>> v.edges["r0.t0", "r0.backplane"]["links"], v.edges["r0.s0", "xrack"]["links"]
     (72, 72)
     """
+    view = _VIEWS.get(g)
+    if view is None:
+        view = _VIEWS[g] = nx.freeze(_collapse(g))
+    return view
+
+
+def _collapse(g: nx.Graph) -> nx.Graph:
     racked = any(d.get("kind") == "rack" for _, d in g.nodes(data=True))
     unit = {n: _unit(g, n) if racked else n for n in g}
     v = nx.Graph()
