@@ -121,8 +121,13 @@ def deep(depth: int) -> str:
 QUIET: list[str] = []  # ["-q"] with --quiet: infra design prints no summary
 
 
+def infra_exe() -> str:
+    """The ``infra`` console script beside this interpreter (the venv's), as a user runs it."""
+    return shutil.which("infra", path=str(Path(sys.executable).parent)) or "infra"
+
+
 def command(kind: str, design: Path, out: Path) -> list[str]:
-    exe = shutil.which("infra", path=str(Path(sys.executable).parent)) or "infra"
+    exe = infra_exe()
     if kind in ("json", "xlsx", "svg"):  # the terminal summary is printed unless --quiet
         return [exe, "design", str(design), "--report", kind, "-o", str(out), *QUIET]
     if kind == "failures":
@@ -228,8 +233,7 @@ def main() -> None:
     compileall.compile_dir(ROOT / "infra", quiet=1)
     # fill the parsed-catalog cache once, as any earlier run of infra does (a run after
     # editing the catalog pays ~0.2 s more: see docs/guides/performance.md)
-    exe = shutil.which("infra", path=str(Path(sys.executable).parent)) or "infra"
-    subprocess.run([exe, "catalog", "list"], stdout=subprocess.DEVNULL, check=True)
+    subprocess.run([infra_exe(), "catalog", "list"], stdout=subprocess.DEVNULL, check=True)
     if a.write:
         n, file = a.write
         Path(file).write_text(deep(int(n[4:])) if n.startswith("deep") else hall(int(n)))

@@ -43,16 +43,25 @@ FORMAT = b"infra-catalog-cache-1"
 _PKG = Path(__file__).resolve().parents[1]
 
 
-def cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
-    """The cache directory, or None when ``$INFRA_CATALOG_CACHE`` is ``off``."""
+OFF = ("", "off", "0", "no", "false", "none")
+
+
+def user_cache_dir(env_var: str, name: str,
+                   environ: Mapping[str, str] | None = None) -> Path | None:
+    """``$env_var`` if set, else ``$XDG_CACHE_HOME/infra/<name>`` (``~/.cache``); None
+    when the variable is set to ``off`` (or empty, ``0``, ``no``): the one rule for every
+    cache infra keeps (parsed catalogs here, rendered diagrams in the reports)."""
     env = os.environ if environ is None else environ
-    value = env.get(CACHE_ENV, "").strip()
-    if value.lower() in ("off", "0", "no", "false", "none"):
-        return None
-    if value:
-        return Path(value)
+    value = env.get(env_var)
+    if value is not None:
+        return None if value.strip().lower() in OFF else Path(value)
     base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "infra" / "catalog"
+    return Path(base) / "infra" / name
+
+
+def cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The catalog cache directory, or None when ``$INFRA_CATALOG_CACHE`` is ``off``."""
+    return user_cache_dir(CACHE_ENV, "catalog", environ)
 
 
 def _code_digest() -> bytes:

@@ -50,7 +50,7 @@ from infra.models import yamlfast
 
 MAX_FILE_BYTES = 16 * 1024 * 1024  # 16 MiB: ~100x the largest realistic design
 ALIAS_BUDGET = 100_000  # nodes that aliases may add beyond the file's own nodes
-MAX_DEPTH = 64  # nesting levels; real designs use fewer than 10
+MAX_DEPTH = yamlfast.MAX_DEPTH  # one limit for both paths
 
 _CORE = "tag:yaml.org,2002:"
 ALLOWED_TAGS = frozenset(

@@ -198,11 +198,9 @@ def _run(exe: str, source: str, fmt: str, out: Path) -> None:
 
 def cache_dir() -> Path | None:
     """Where rendered images are cached; None when ``INFRA_DIAGRAM_CACHE=off``."""
-    value = os.environ.get(CACHE_ENV)
-    if value is not None:
-        return None if value.strip().lower() in ("", "off", "0", "no") else Path(value)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "infra" / "diagrams"
+    from infra.models.catalog_cache import user_cache_dir
+
+    return user_cache_dir(CACHE_ENV, "diagrams")
 
 
 def _cache_key(exe: str, fmt: str, source: str, dpi: tuple = (PNG_DPI, None)) -> str:
