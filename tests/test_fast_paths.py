@@ -188,3 +188,31 @@ def test_blast_and_bandwidth_memos_match_the_graphs(hall):
                    if any(x.get("slug") == t.tray for _, x in d.graph.nodes(data=True)
                           if x["kind"] == "compute_tray")]
         assert t.scale_up_domain_gpus == max(holding)
+
+
+def test_blast_row_figures_worked_out_once_equal_row_by_row(hall, monkeypatch):
+    """``_Ctx.add`` works a row's figures out once per (effect, domain figures, broken);
+    the plain per-row arithmetic it replaced gives the same rows."""
+    from infra.analysis.reliability import blast_radius as br
+
+    class Plain(br._Ctx):
+        def add(self, kind, comp, count, dom, eff, broken, note="", gpu_flops=None):
+            flops = gpu_flops if gpu_flops is not None else (self._flops(dom) if dom else 0.0)
+            largest = max(max(eff.partitions, default=0), self.largest_elsewhere(dom, broken))
+            self.rows.append(br.BlastRow(
+                kind, comp, count, eff.lost, eff.degraded,
+                None if eff.fraction is None else round(eff.fraction, 4), broken, largest,
+                round(eff.lost * flops / self.total_flops, 6), note))
+
+    # one layout in pods of 1 and 3 racks: domains of one NVLink graph, different counts
+    mixed = hall.parent / "mixed_counts.yaml"
+    mixed.write_text((DESIGNS / "gb200_nvl72.yaml").read_text().replace(
+        "build:\n  nvl72: 1", "pods:\n  a: {racks: {nvl72: 1}}\n  b: {racks: {nvl72: 3}}\n"
+        "build:\n  a: 1\n  b: 1"))
+    for path in designs(hall) + [DESIGNS / "gb200_nvl72_576.yaml", mixed]:
+        a = analyze_file(path)
+        fast = br.blast_radius(a.rd, a.power, a.cooling, a.fabrics)
+        with monkeypatch.context() as m:
+            m.setattr(br, "_Ctx", Plain)
+            plain = br.blast_radius(a.rd, a.power, a.cooling, a.fabrics)
+        assert fast == plain and len(fast) > 5, path

@@ -24,7 +24,7 @@ from infra.analysis.power.envelopes import EnvelopeRow, design_envelopes, envelo
 from infra.analysis.layout.placement import network_elevations
 from infra.analysis.power.it_power import DesignPower, design_power
 from infra.analysis.power.supply import server_psu_rows, supply_rows
-from infra.analysis.cost.tco import Capex, design_capex
+from infra.analysis.cost.tco import Capex, price_bom
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS, SPARSE_PRECISIONS
 from infra.models.prices import PriceBook, load_prices
@@ -271,12 +271,15 @@ class DesignAnalysis:
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract: ``format_version``, ``design``, ``metrics``, ``tables``
         (:data:`FORMAT_VERSION`)."""
-        return {
-            "format_version": FORMAT_VERSION,
-            "design": {"name": self.rd.name, "source_file": display_path(self.rd.file)},
-            "metrics": self.metrics(),
-            "tables": self.tables(),
-        }
+        from infra.models.gcpause import gc_deferred
+
+        with gc_deferred():  # 30,000 rows at 1,000 layouts, none of them garbage
+            return {
+                "format_version": FORMAT_VERSION,
+                "design": {"name": self.rd.name, "source_file": display_path(self.rd.file)},
+                "metrics": self.metrics(),
+                "tables": self.tables(),
+            }
 
 
 def _unit_rows(racks) -> list[dict]:
@@ -327,6 +330,13 @@ def _r(x: float | None, nd: int = 4) -> float | None:
 def analyze(rd: ResolvedDesign, book: PriceBook | None = None) -> DesignAnalysis:
     """Run the design analyses on a resolved design (capex priced from ``book``, default
     the shipped price files)."""
+    from infra.models.gcpause import gc_deferred
+
+    with gc_deferred():  # the analyses allocate much and free next to nothing
+        return _analyze(rd, book)
+
+
+def _analyze(rd: ResolvedDesign, book: PriceBook | None) -> DesignAnalysis:
     from infra.analysis.limits import check_design_size
 
     check_design_size(rd)  # 1 to 10^12 GPUs, before any figure is computed
@@ -335,7 +345,7 @@ def analyze(rd: ResolvedDesign, book: PriceBook | None = None) -> DesignAnalysis
     cooling = design_cooling(rd, power)
     bom = bill_of_materials(rd, cooling.unit_counts(), fabrics)
     book = book if book is not None else load_prices(catalog=rd.catalog)
-    capex = design_capex(rd, book, cooling.unit_counts(), fabrics)
+    capex = price_bom(bom, book)  # design_capex(rd, book, ...) without building the BOM twice
     return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
                           blast_radius(rd, power, cooling, fabrics), fabrics, capex,
                           design_envelopes(rd, power))

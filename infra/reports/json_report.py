@@ -46,7 +46,10 @@ def to_json(data: dict[str, Any]) -> str:
       }
     }
     """
-    return "".join(_encode(data, 0)) + "\n"
+    from infra.models.gcpause import gc_deferred
+
+    with gc_deferred():  # the encoder's temporary tuples would start ~100 collections
+        return "".join(_encode(data, 0)) + "\n"
 
 
 def _encode(value: Any, depth: int):
