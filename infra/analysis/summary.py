@@ -304,15 +304,21 @@ def _part_rows(racks) -> list[dict]:
     """Power by part, once per unit type: a unit's parts are the same in every layout that
     holds it, so a 1,000-layout hall lists them once, with the number of layouts."""
     rows: dict[tuple, tuple[dict, set]] = {}
+    per_unit: dict[int, list[tuple[tuple, dict]]] = {}  # id(unit) -> its (key, row)s
     for r in racks:
         for u, _n in r.units:
-            for pp in u.parts:
-                row = {"unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
-                       "max_w_each": pp.max_w, "typical_w_each": pp.typical_w,
-                       "heat_to": pp.medium, "tag": pp.tag,
-                       "counted": u.basis != "published system figure",
-                       "bound_w_each": pp.bound_w}
-                rows.setdefault(tuple(row.values()), (row, set()))[1].add(r.layout)
+            unit_rows = per_unit.get(id(u))
+            if unit_rows is None:  # layouts share their unit objects: once per unit
+                unit_rows = per_unit[id(u)] = []
+                for pp in u.parts:
+                    row = {"unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
+                           "max_w_each": pp.max_w, "typical_w_each": pp.typical_w,
+                           "heat_to": pp.medium, "tag": pp.tag,
+                           "counted": u.basis != "published system figure",
+                           "bound_w_each": pp.bound_w}
+                    unit_rows.append((tuple(row.values()), row))
+            for key, row in unit_rows:
+                rows.setdefault(key, (row, set()))[1].add(r.layout)
     return [{**row, "layouts": len(layouts)} for row, layouts in rows.values()]
 
 
@@ -320,7 +326,11 @@ def _flat_rows(rows: list) -> list[dict]:
     """``asdict`` for flat dataclass rows, without its recursive deep copy (7,000 rows at
     1,000 layouts)."""
     names = [f.name for f in fields(rows[0])] if rows else []
-    return [{n: getattr(r, n) for n in names} for r in rows]
+    n = len(names)
+    # a dataclass's __init__ sets its fields in order, so a row's __dict__ is the row as
+    # it is (copied); anything else kept on the instance takes the getattr path
+    return [dict(d) if (d := getattr(r, "__dict__", None)) is not None and len(d) == n
+            else {k: getattr(r, k) for k in names} for r in rows]
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
