@@ -51,7 +51,9 @@ def to_json(data: dict[str, Any]) -> str:
     from infra.models.gcpause import gc_deferred
 
     with gc_deferred():  # the encoder's temporary tuples would start ~100 collections
-        return "".join(_encode(data, 0)) + "\n"
+        parts = list(_encode(data, 0))
+        parts.append("\n")
+        return "".join(parts)  # one copy of the text (not the join, then + "\n")
 
 
 def _encode(value: Any, depth: int):
@@ -64,8 +66,10 @@ def _encode(value: Any, depth: int):
             yield ",\n" if i < len(value) - 1 else "\n"
         yield pad + "}"
     elif isinstance(value, list) and value and depth == 2:  # a table: one row a line
-        rows = (inner + _ROW(r) for r in value)
-        yield "[\n" + ",\n".join(rows) + "\n" + pad + "]"
+        # rows joined by ",\n" + indent: no per-row concatenation, no copy of the table
+        yield "[\n" + inner
+        yield (",\n" + inner).join(map(_ROW, value))
+        yield "\n" + pad + "]"
     else:
         yield json.dumps(value, indent=2, default=str, allow_nan=False).replace("\n", "\n" + pad)
 
