@@ -39,14 +39,37 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
     Every file is analysed before any report is written: one bad file names itself (all
     bad files are listed) and nothing is written.
     """
+    import contextlib
+
+    from infra.reports import terminal, worker
+    from infra.reports.writer import xlsx_preload
+
+    with contextlib.ExitStack() as stack:
+        # forked now, the workers import rich / openpyxl on the second core meanwhile
+        shows = None if quiet else worker.start(terminal.preload)
+        books = worker.start(xlsx_preload) if "xlsx" in reports else None
+        for w in (shows, books):
+            if w is not None:
+                stack.enter_context(w)
+        analyses = _analyse(files, catalog_dir, price_files, reports, highlight)
+        for f, analysis in zip(files, analyses):
+            res = _one(f, analysis, highlight, shows, books, reports=reports, outdir=outdir,
+                       wide=wide, quiet=quiet, max_rows=max_rows, diagrams=not no_diagrams)
+            if not quiet:
+                for path in res.written:
+                    click.echo(f"wrote {path}", err=True)
+            for w in res.warnings:
+                click.echo(f"warning: {w}", err=True)
+
+
+def _analyse(files, catalog_dir, price_files, reports, highlight) -> list:
+    """Every file analysed (all failures together, exit 2); a report-name clash or an
+    unknown ``--highlight`` kind is an error before anything is written."""
     from infra.analysis.reliability.failure_view import highlight_kinds
     from infra.analysis.summary import analyze_file
     from infra.errors import DesignError, working_on
     from infra.models.catalog import load_catalog
     from infra.models.prices import load_prices
-    from infra.reports.beside import beside
-    from infra.reports.terminal import render_summary
-    from infra.reports.writer import write_reports
 
     catalog = load_catalog(catalog_dir)
     book = load_prices(price_files, catalog)
@@ -61,34 +84,41 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
 
         with working_on(files[0]):
             failure_view(analyses[0], highlight)  # a kind no design has: a typo, exit 2
-    for f, analysis in zip(files, analyses):
-        with working_on(f):
-            data = analysis.as_dict()
-            hl = highlight
-            if hl and hl not in highlight_kinds(analysis):
-                click.echo(f"warning: {f}: --highlight {hl!r}: no such component in this design "
-                           f"(it has {', '.join(highlight_kinds(analysis)) or 'none'}); its "
-                           "failure diagram shows the default", err=True)
-                hl = None
+    return analyses
 
-            def show(data=data):
-                if not quiet:
-                    click.echo(render_summary(data, wide=wide, max_rows=max_rows))
 
-            def write(data=data, analysis=analysis, hl=hl, f=f):
-                return write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
-                                     analysis=analysis, highlight=hl, diagrams=not no_diagrams)
+def _one(f, analysis, highlight, shows, books, *, reports, outdir, wide, quiet, max_rows,
+         diagrams):
+    """One design's summary (printed by the ``shows`` worker, if any) and reports."""
+    from infra.analysis.reliability.failure_view import highlight_kinds
+    from infra.errors import working_on
+    from infra.reports import terminal
+    from infra.reports.writer import ReportResult, write_reports
 
-            if reports and not quiet:  # the summary prints on a second core meanwhile
-                res = beside(show, write)
-            else:
-                show()
-                res = write()
+    with working_on(f):
+        data = analysis.as_dict()
+        hl = highlight
+        if hl and hl not in highlight_kinds(analysis):
+            click.echo(f"warning: {f}: --highlight {hl!r}: no such component in this design "
+                       f"(it has {', '.join(highlight_kinds(analysis)) or 'none'}); its "
+                       "failure diagram shows the default", err=True)
+            hl = None
         if not quiet:
-            for path in res.written:
-                click.echo(f"wrote {path}", err=True)
-        for w in res.warnings:
-            click.echo(f"warning: {w}", err=True)
+            view = terminal.summary_view(data, max_rows=max_rows)
+            if shows is not None:  # printed by the worker while the reports are written
+                shows.submit(terminal.print_summary, view, wide=wide)
+            else:
+                click.echo(terminal.render_view(view, wide=wide))
+        res = ReportResult()
+        try:
+            if reports:
+                res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
+                                    analysis=analysis, highlight=hl, diagrams=diagrams,
+                                    xlsx_worker=books)
+        finally:
+            if shows is not None and not quiet:
+                shows.result()  # the summary has printed (its failure is raised here)
+        return res
 
 
 def _each(files, work):

@@ -30,6 +30,13 @@ def entry_rows(catalog: Catalog, slug: str) -> list[dict]:
     return rows
 
 
+def bom_source_rows(catalog: Catalog, bom: list[dict]) -> list[dict]:
+    """Every catalog figure behind a bill of materials' parts (:func:`entry_rows` of each
+    distinct slug, in BOM order); generic lines (e.g. fibre links) have no entry."""
+    slugs = dict.fromkeys(r["slug"] for r in bom)
+    return [r for s in slugs if s in catalog for r in entry_rows(catalog, s)]
+
+
 def _top(field: str) -> str:
     """``host_links[gpu_side].gen`` -> ``host_links``."""
     return field.split(".")[0].split("[")[0]

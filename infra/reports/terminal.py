@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import sys
 import textwrap
 from typing import Any
 
@@ -30,6 +31,7 @@ HEADLINE = [
     "scale_out_bisection_tbit_s", "fabric_power_kw", "capex_priced_usd",
     "capex_unpriced_sku_count", "capex_scope", "capex_completeness_fraction",
 ]
+EXTRA = ("capex_unpriced_sku_count", "capex_scope", "power_unknown_parts_count")  # read beside
 FABRIC_METRICS = ("fabric_", "leaf_", "spine_", "core_", "transceivers", "scale_out_bisection")
 # (table, title, key columns shown by default; ``--wide`` shows every column)
 SECTIONS = [
@@ -226,36 +228,78 @@ def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None,
     Each table prints at most ``max_rows`` rows (``None`` or 0: all; see
     :func:`shown_rows`), and at most ``max_rows`` warnings print: a hall of a thousand
     distinct racks reads as a summary, and every row stays in the JSON and xlsx reports.
+    ``render_summary(data)`` is ``render_view(summary_view(data))``.
+    """
+    return render_view(summary_view(data, extra_metrics, max_rows=max_rows), wide=wide,
+                       width=width)
+
+
+def summary_view(data: dict[str, Any], extra_metrics: list[str] | None = None, *,
+                 max_rows: int | None = DEFAULT_ROWS) -> dict[str, Any]:
+    """What the summary shows of ``data``: its metrics, and of each table the rows shown.
+
+    A small dict (a few dozen rows whatever the design's size) that :func:`render_view`
+    lays out: it is what a report worker is sent. Rows are only chosen, never computed.
     """
     m, t = data["metrics"], data["tables"]
-    out = [data["design"]["name"], f"  design file: {data['design']['source_file']}", ""]
     keys = [k for k in HEADLINE + [k for k in (extra_metrics or []) if k not in HEADLINE]
             if k in m and not (k.startswith(FABRIC_METRICS) and not t.get("fabric"))]
-    out += metric_lines(m, keys, None if wide else (width or terminal_width()))
+    sections = []
     for name, title, cols in SECTIONS:
         if name not in t or (name in ("fabric", "power_envelopes", "power_supply") and not t[name]):
             continue
         if name == "blast_radius":
             title += f" ({_partition_mode(t)} NVLink partitions)"
         rows, cut = shown_rows(name, t[name], max_rows)
-        title += f" [{cut}]" if cut else ""
+        sections.append((title + (f" [{cut}]" if cut else ""), cols, rows))
+    notes = [a for a in t["assumptions"] if a["item"] != "note"]
+    more = len(notes) - max_rows if max_rows and len(notes) > max_rows else 0
+    return {"name": data["design"]["name"], "source_file": data["design"]["source_file"],
+            "metrics": {k: m[k] for k in keys}, "extra": {k: m.get(k) for k in EXTRA},
+            "sections": sections, "notes": notes[:len(notes) - more], "more_notes": more,
+            "max_rows": max_rows if max_rows and any(
+                len(t.get(n) or []) > max_rows for n, _, _ in SECTIONS) else 0}
+
+
+def render_view(view: dict[str, Any], *, wide: bool = False, width: int | None = None) -> str:
+    """Lay out a :func:`summary_view` for the terminal (``rich`` tables)."""
+    m = {**view["extra"], **view["metrics"]}
+    out = [view["name"], f"  design file: {view['source_file']}", ""]
+    out += metric_lines(m, list(view["metrics"]), None if wide else (width or terminal_width()))
+    for title, cols, rows in view["sections"]:
         show = list(rows[0]) if wide and rows else [c for c in cols if not rows or c in rows[0]]
         out += ["", f"{title}:", table(rows, show, headers=True, width=width, wide=wide)]
-    notes = [a for a in t["assumptions"] if a["item"] != "note"]
-    if notes:
+    if view["notes"]:
         out += ["", "Assumptions and gaps:"]
         wrap = 10_000 if wide else (width or terminal_width())
-        cut = len(notes) - max_rows if max_rows and len(notes) > max_rows else 0
         out += [textwrap.fill(f"{a['item']}: {fmt(a['value'])}", wrap, initial_indent="  - ",
-                              subsequent_indent="    ") for a in notes[:len(notes) - cut]]
-        if cut:
-            out.append(f"  ... and {cut:,} more (every one in the json report's assumptions)")
+                              subsequent_indent="    ") for a in view["notes"]]
+        if view["more_notes"]:
+            out.append(f"  ... and {view['more_notes']:,} more (every one in the json "
+                       "report's assumptions)")
     if not wide:
         out += ["", "(key columns only: --wide shows every column)"]
-    if max_rows and any(len(t.get(n) or []) > max_rows for n, _, _ in SECTIONS):
-        out += [f"(at most {max_rows} rows a table: --rows 0 prints every row; every row is "
-                "in the json and xlsx reports)"]
+    if view["max_rows"]:
+        out += [f"(at most {view['max_rows']} rows a table: --rows 0 prints every row; every "
+                "row is in the json and xlsx reports)"]
     return "\n".join(out) + "\n"
+
+
+def print_summary(view: dict[str, Any], *, wide: bool = False) -> None:
+    """Print a :func:`summary_view` on standard output (a report worker's job).
+
+    A reader that went away (``| head``) ends the printing quietly.
+    """
+    try:
+        sys.stdout.write(render_view(view, wide=wide) + "\n")  # as click.echo
+        sys.stdout.flush()
+    except BrokenPipeError:  # nothing left to show to
+        pass
+
+
+def preload() -> None:
+    """Import and warm up what :func:`print_summary` needs (in a report worker)."""
+    table([{"a": 1}], width=40)
 
 
 def _n(n: int, word: str) -> str:

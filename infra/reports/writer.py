@@ -32,12 +32,14 @@ EMBED_MAX_ELEVATION_CHARS = 60_000
 
 def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], outdir: Path,
                   analysis=None, highlight: str | None = None,
-                  diagrams: bool = True) -> ReportResult:
+                  diagrams: bool = True, xlsx_worker=None) -> ReportResult:
     """Write each of ``formats``; diagrams need ``analysis`` (a DesignAnalysis).
 
     ``diagrams=False`` (``--no-diagrams``) skips building and rendering every diagram,
     the workbook's embedded pictures included. Diagrams render in the background, in
-    parallel, while the JSON and the workbook's sheets are written.
+    parallel, while the JSON and the workbook's sheets are written. ``xlsx_worker``: a
+    :class:`infra.reports.worker.Worker` started with :func:`xlsx_preload`, which then
+    writes the workbook (its imports done while the analysis ran).
     """
     res = ReportResult()
     outdir = Path(outdir)
@@ -48,42 +50,62 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
     want_png = (diagrams and "xlsx" in formats and analysis is not None
                 and "png" not in diagram_fmts)
     want_svg = diagrams and "html" in formats and analysis is not None  # inlined in the page
-    if analysis is not None and (diagram_fmts or want_png or want_svg):
-        if want_png or (want_svg and "svg" not in diagram_fmts):
-            tmp = tempfile.TemporaryDirectory()
-        _diagrams(analysis, data, highlight, diagram_fmts, outdir / stem,
-                  Path(tmp.name) if tmp else None, res, pngs, diagram_files,
-                  embed_pngs=diagrams and "xlsx" in formats, want_svg=want_svg)
+    draw = analysis is not None and bool(diagram_fmts or want_png or want_svg)
+    exe = None
+    if draw:
+        from infra.reports.diagrams.render import find_renderer
+
+        exe = find_renderer()
+    book = xlsx_worker if "xlsx" in formats else None
+    if book is not None:  # its sheets are built there while the diagrams are drawn here
+        sources = _sources(data, analysis) if analysis is not None else None
+        pictures = draw and diagrams and exe is not None  # = bool(pngs) once drawn
+        book.submit(write_xlsx_job, data, outdir / f"{stem}.xlsx", pictures, sources)
+    done: dict[str, Path] = {}
     try:
+        if draw:
+            if want_png or (want_svg and "svg" not in diagram_fmts):
+                tmp = tempfile.TemporaryDirectory()
+            _diagrams(analysis, data, highlight, diagram_fmts, outdir / stem,
+                      Path(tmp.name) if tmp else None, res, pngs, diagram_files, exe,
+                      embed_pngs=diagrams and "xlsx" in formats, want_svg=want_svg,
+                      inline=book is not None)
         for fmt in formats:
             path = outdir / f"{stem}.{fmt}"
             if fmt == "json":
                 from infra.reports.json_report import write_json
 
-                res.written.append(write_json(data, path))
-            elif fmt == "xlsx":
+                done[fmt] = write_json(data, path)
+            elif fmt == "xlsx" and book is None:
                 _import_openpyxl()
                 from infra.reports.xlsx_report import write_xlsx
 
-                res.written.append(write_xlsx(data, path, analysis, pngs))
+                done[fmt] = write_xlsx(data, path, analysis, pngs)
             elif fmt == "md":
                 from infra.reports.markdown import write_markdown
 
                 pngs.wait()
-                res.written.append(write_markdown(data, path, diagram_files))
+                done[fmt] = write_markdown(data, path, diagram_files)
             elif fmt == "html":
                 from infra.reports.html_report import design_html, write_html
 
                 pngs.wait()
                 sources = _sources(data, analysis) if analysis is not None else []
-                res.written.append(write_html(design_html(data, pngs.svgs, sources), path))
-            elif fmt not in DIAGRAM_FORMATS:  # pragma: no cover - click restricts the choices
+                done[fmt] = write_html(design_html(data, pngs.svgs, sources), path)
+            elif fmt not in DIAGRAM_FORMATS + ("xlsx",):  # pragma: no cover - click's choices
                 raise ValueError(f"unknown report format {fmt!r}")
+        if book is not None:
+            worker, book = book, None
+            if pictures:  # rendered: the worker waits for them to fill its last sheet
+                worker.send(list(pngs))
+            done["xlsx"] = worker.result()
     finally:
+        if book is not None:  # an error above: let the worker's job end too
+            _drain(book, pictures)
         pngs.wait()
         if tmp is not None:
             tmp.cleanup()
-    res.written[:0] = diagram_files
+    res.written = diagram_files + [done[f] for f in formats if f in done]
     return res
 
 
@@ -117,6 +139,33 @@ class _Pngs:
         return len(self.items)
 
 
+def xlsx_preload() -> None:
+    """What writing a workbook imports, done ahead in a report worker (see write_reports)."""
+    _import_openpyxl()
+    from infra.reports import xlsx_bom, xlsx_extras, xlsx_print, xlsx_stream  # noqa: F401
+
+
+def write_xlsx_job(data: dict[str, Any], path: Path, pictures: bool,
+                   sources: list[dict] | None) -> Path:
+    """A report worker's job: the workbook of ``data``; its pictures, if any, arrive
+    later (the parent sends the rendered PNGs' titles and paths)."""
+    from infra.reports.worker import Later
+    from infra.reports.xlsx_report import write_xlsx
+
+    _import_openpyxl()
+    return write_xlsx(data, path, None, Later(pictures), sources)
+
+
+def _drain(worker, pictures: bool) -> None:
+    """Let a worker's workbook job end after the parent failed: no pictures, ignore it."""
+    try:
+        if pictures:
+            worker.send([])
+        worker.result()
+    except Exception:  # noqa: BLE001 - the parent's own error is the one reported
+        pass
+
+
 def _import_openpyxl() -> None:
     """Import openpyxl without numpy: it imports numpy only to recognise numpy numbers,
     which reports never hold, and that costs about 0.15 s of a one-second run."""
@@ -132,12 +181,10 @@ def _import_openpyxl() -> None:
 
 
 def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | None,
-              res: ReportResult, pngs: _Pngs, files: list, embed_pngs: bool,
-              want_svg: bool = False) -> None:
-    """Build and render every diagram in a background worker; ``pngs.wait()`` joins it."""
-    from infra.reports.diagrams.render import find_renderer
-
-    exe = find_renderer()
+              res: ReportResult, pngs: _Pngs, files: list, exe: str | None, embed_pngs: bool,
+              want_svg: bool = False, inline: bool = False) -> None:
+    """Build and render every diagram in a background worker (``inline``: here, when the
+    workbook's sheets are built by a report worker meanwhile); ``pngs.wait()`` joins it."""
     pngs.expected = int(embed_pngs and exe is not None)
 
     def work() -> dict:
@@ -150,7 +197,10 @@ def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | Non
         pngs.svgs += [tuple(x) for x in out.get("svgs", [])]
         res.warnings.extend(w for w in dict.fromkeys(out["warnings"]) if w not in res.warnings)
 
-    pngs.future = _background(work, done)
+    if inline:
+        _apply(_capture(work), done)
+    else:
+        pngs.future = _background(work, done)
 
 
 def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
@@ -297,8 +347,6 @@ def _font_fallbacks(paths: list[Path]) -> None:
 
 def _sources(data: dict[str, Any], analysis) -> list[dict]:
     """Every catalog figure behind the BOM's parts (as on the workbook's Sources sheet)."""
-    from infra.models.listing import entry_rows
+    from infra.models.listing import bom_source_rows
 
-    catalog = analysis.rd.catalog
-    slugs = dict.fromkeys(r["slug"] for r in data["tables"].get("bill_of_materials", []))
-    return [r for s in slugs if s in catalog for r in entry_rows(catalog, s)]
+    return bom_source_rows(analysis.rd.catalog, data["tables"].get("bill_of_materials", []))

@@ -152,19 +152,14 @@ def fill_diagrams(ws, pngs) -> None:
         row += int(img.height / 20) + 3
 
 
-def add_sources(wb, data: dict, catalog) -> None:
-    """Every catalog figure behind the BOM's parts, with its source and tag."""
-    from infra.models.listing import entry_rows
-
+def add_sources(wb, rows: list[dict]) -> None:
+    """The Sources sheet: every catalog figure behind the BOM's parts, with its source and
+    tag (``rows``: :func:`infra.models.listing.bom_source_rows`)."""
     from infra.reports.xlsx_stream import stream_table
 
     ws = wb.create_sheet("Sources")
     cols = ["slug", "field", "value", "tag", "source", "url", "choice"]
     ws.append(cols)
-    rows = [r for slug in dict.fromkeys(r["slug"] for r in data["tables"].get(
-                "bill_of_materials", []))
-            if slug in catalog  # generic rows (e.g. fibre links) have no catalog entry
-            for r in entry_rows(catalog, slug)]
     ws.freeze_panes = "A2"
     if rows:  # streamed: the cells as they are, URLs as hyperlinks, long text wrapped
         stream_table(ws, cols, cols, [{c: r.get(c) for c in cols} for r in rows], hatch=False)

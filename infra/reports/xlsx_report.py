@@ -48,8 +48,12 @@ def sheet_name(table: str) -> str:
     return SHEET_NAMES.get(table, table.replace("_", " ").capitalize())[:31]
 
 
-def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
-    """An openpyxl Workbook of the JSON-contract dict (not saved)."""
+def build_workbook(data: dict[str, Any], analysis=None, pngs=(), sources=None):
+    """An openpyxl Workbook of the JSON-contract dict (not saved).
+
+    ``sources``: the Sources sheet's rows (:func:`infra.models.listing.bom_source_rows`),
+    else taken from ``analysis``'s catalog; neither: no Sources sheet.
+    """
     from openpyxl import Workbook
 
     from infra.reports import xlsx_extras
@@ -66,10 +70,10 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
 
             bom_cells = bom_sheet(ws, rows)
         else:
-            if table == "rack_elevation":
+            if table == "rack_elevation" and rows and "top_position_u" not in rows[0]:
                 from infra.analysis.layout.elevation import elevation_runs
 
-                rows = elevation_runs(rows)
+                rows = elevation_runs(rows)  # per-unit rows (JSON format 1) as runs
             cols = _table_sheet(ws, _unknown_power(table, rows), sheet_name(table))
             if table == "rack_elevation" and "count" in cols:
                 _runs_note(ws, cols.index("count") + 1)
@@ -79,8 +83,12 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=()):
         link_summary(wb, bom_cells, sheet_name(BOM))
     xlsx_extras.add_charts(wb, data)
     pictures = wb.create_sheet("Diagrams") if pngs else None  # in place, filled last
-    if analysis is not None:
-        xlsx_extras.add_sources(wb, data, analysis.rd.catalog)
+    if sources is None and analysis is not None:
+        from infra.models.listing import bom_source_rows
+
+        sources = bom_source_rows(analysis.rd.catalog, data["tables"].get(BOM, []))
+    if sources is not None:
+        xlsx_extras.add_sources(wb, sources)
     name = data["design"]["name"]
     finish(wb, name, {"Summary": header_row}, [ws for ws in wb.worksheets if ws is not pictures])
     if pictures is not None:  # the renderer runs meanwhile: wait for it only now
@@ -262,6 +270,7 @@ def _width(c) -> int | None:
     return 16 if n > 16 and c.has_style and c.font and c.font.b else min(n, 60)
 
 
-def write_xlsx(data: dict[str, Any], path: Path, analysis=None, pngs=()) -> Path:
-    wb = build_workbook(data, analysis, pngs)
+def write_xlsx(data: dict[str, Any], path: Path, analysis=None, pngs=(), sources=None) -> Path:
+    """Write the workbook of ``data`` to ``path`` atomically (see :func:`build_workbook`)."""
+    wb = build_workbook(data, analysis, pngs, sources)
     return write_atomic(path, lambda p: save_workbook(wb, p))

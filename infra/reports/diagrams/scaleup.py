@@ -86,7 +86,7 @@ def domain_diagram(dom, states: dict[str, str] | None, title: str | None,
                      f"per direction, {dom.topology}")
     racks = sorted(n for n, d in v.nodes(data=True) if d.get("kind") == "rack")
     kinds = sorted({d.get("kind", "") for _, d in v.nodes(data=True)} - {"rack", ""},
-                   key=lambda k: RANK.get(k, 1))
+                   key=lambda k: (RANK.get(k, 1), k))  # ties by name: never set order
     edges = [(style.EDGE["color"], "NVLink: links, GB/s per direction")]
     if dead_via:
         edges.append((style.EDGE_DEAD["color"], "dashed: carried by the failed part"))

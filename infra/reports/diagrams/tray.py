@@ -33,7 +33,7 @@ def tray_diagram(analysis, slug: str, states: dict[str, str] | None = None,
     head = title or (f"Tray internals {slug}: PCIe / NVLink-C2C per direction; red = "
                      "over-subscribed with every GPU and CPU driving its NIC interfaces at line rate")
     kinds = sorted({d["kind"] for _, d in g.nodes(data=True)} - {"nvlink_switch_chip"},
-                   key=lambda k: ORDER.get(k, 5))
+                   key=lambda k: (ORDER.get(k, 5), k))  # ties by name, not set order
     edges = [(style.EDGE["color"], "PCIe gen x lanes, GB/s per direction")]
     if hot:
         edges.append((style.EDGE_HOT["color"], "over-subscribed: demand / capacity"))
