@@ -27,23 +27,41 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from infra.analysis.cost.compare import Comparison
-from infra.analysis.cost.compare import compare as _compare
-from infra.analysis.reliability.failure_review import FailureReview, review_file
 from infra.analysis.summary import DesignAnalysis, analyze_file
 from infra.analysis.summary import analyze as _analyze
 from infra.analysis.cost.tco import CostAssumptions
 from infra.models.catalog import Catalog, load_catalog
 from infra.models.prices import load_prices
 from infra.models.resolve import ResolvedDesign, load_design
-from infra.sweeps import SweepResult, diff_designs, sweep
+
+if TYPE_CHECKING:
+    from infra.analysis.cost.compare import Comparison
+    from infra.analysis.reliability.failure_review import FailureReview
+    from infra.sweeps import SweepResult
 
 __all__ = ["Comparison", "CostAssumptions", "DesignAnalysis", "FailureReview",
            "ResolvedDesign", "SweepResult", "analyze", "compare", "diff_designs",
            "export", "failures", "frame", "load_catalog", "load_design", "sweep"]
+
+# Imported on first use: ``infra.analyze`` needs neither the comparison nor the failure
+# review nor sweeps (which bring numpy and multiprocessing).
+_LAZY = {"Comparison": "infra.analysis.cost.compare",
+         "FailureReview": "infra.analysis.reliability.failure_review",
+         "SweepResult": "infra.sweeps", "diff_designs": "infra.sweeps", "sweep": "infra.sweeps"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_LAZY))
 
 
 def analyze(design: ResolvedDesign | Path | str, catalog: Catalog | None = None) -> DesignAnalysis:
@@ -87,6 +105,8 @@ def compare(*keys: str, prices: tuple[Path | str, ...] = (), catalog: Catalog | 
     Comparison
         ``.rows()`` (one per metric), ``.as_dict()``.
     """
+    from infra.analysis.cost.compare import compare as _compare
+
     cat = catalog or load_catalog()
     return _compare(list(keys), load_prices(list(prices) or None, catalog=cat), cat,
                     assumptions, target)
@@ -96,6 +116,8 @@ def failures(design: Path | str, **options: Any) -> FailureReview:
     """Failure review of a design file (``infra failures``); options as for
     :func:`infra.analysis.reliability.failure_review.review_file` (``rates_file``, ``job_gpus``,
     ``samples``, ``seed``, ...)."""
+    from infra.analysis.reliability.failure_review import review_file
+
     return review_file(design, **options)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import difflib
 import reprlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -85,6 +84,8 @@ def format_path(path: Iterable[str | int]) -> str:
 
 def nearest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     """Closest known names to ``name`` (for 'did you mean' hints)."""
+    import difflib  # only on the error path: not imported by a run that succeeds
+
     cands = sorted(set(candidates))
     close = difflib.get_close_matches(name, cands, n=n, cutoff=0.4)
     if not close:

@@ -16,7 +16,6 @@ from infra.analysis.network.bandwidth import DesignBandwidth, bandwidth_metrics,
 from infra.analysis.reliability.blast_radius import BlastRow, blast_radius
 from infra.analysis.cost.bom import BomRow, bill_of_materials
 from infra.analysis.compute import ComputeSummary, domain_memory, layout_compute, summarize_compute
-from infra.analysis.layout.cabling import cabling_plan
 from infra.analysis.power.cooling import DesignCooling, design_cooling
 from infra.analysis.network.fabric import FabricResult, design_fabrics, fabric_metrics
 from infra.analysis.layout.elevation import elevation_run_rows, rack_elevations
@@ -168,7 +167,7 @@ class DesignAnalysis:
                  **{f"hops_{k}": v for k, v in f.hops.items()},
                  **{f"gbit_s_per_gpu_{k}": _r(v) for k, v in f.per_gpu_gbit_s.items()}}
                 for f in self.fabrics],
-            "cabling": [row for f in self.fabrics for row in cabling_plan(self.rd, f)],
+            "cabling": _cabling_rows(self.rd, self.fabrics),
             "flops_by_precision": self._flops_rows(),
             "rack_elevation": elevation_run_rows(rack_elevations(self.rd, self.power)
                                                  + network_elevations(self.rd)),
@@ -335,6 +334,15 @@ def _flat_rows(rows: list) -> list[dict]:
 
 def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(x, nd)
+
+
+def _cabling_rows(rd: ResolvedDesign, fabrics: list[FabricResult]) -> list[dict]:
+    """The cabling plan of every fabric, in order (none for a design without fabrics)."""
+    if not fabrics:
+        return []
+    from infra.analysis.layout.cabling import cabling_plan  # imported by fabric designs only
+
+    return [row for f in fabrics for row in cabling_plan(rd, f)]
 
 
 def analyze(rd: ResolvedDesign, book: PriceBook | None = None) -> DesignAnalysis:

@@ -106,7 +106,10 @@ class DesignEnvelope(Strict):
 class Design(Strict):
     name: str = Field(description="The design's name, shown in reports.")
     description: str | None = Field(None, description="A sentence or two on what the design is.")
-    assumptions: Assumptions = Field(Assumptions(), description="PUE, warning thresholds and notes.")
+    # model_construct(): the default without building a validator at import (equal to
+    # Assumptions(); tests/test_startup.py)
+    assumptions: Assumptions = Field(Assumptions.model_construct(),
+                                     description="PUE, warning thresholds and notes.")
     racks: dict[Name, RackLayout] = Field(description="Rack layouts by name: a catalog rack and its contents.")
     pods: dict[Name, Pod] = Field({}, description="Repeated blocks of racks and of other pods (SUs), by name.")
     fabrics: dict[Name, FabricSpec] = Field(

@@ -67,7 +67,10 @@ class TierSpec(Strict):
         1.0, description="Down : up bandwidth of the tier's switches (1 = non-blocking, up to 16).")
     switches_per_rack: PositiveCount | None = Field(
         None, description="First tier only: a fixed number of in-rack ToRs per rack holding compute trays.")
-    down: LinkMedia = Field(LinkMedia(), description="Media of the links from this tier down to the one below.")
+    # model_construct(): the default without building a validator at import (equal to
+    # LinkMedia(); tests/test_startup.py)
+    down: LinkMedia = Field(LinkMedia.model_construct(),
+                            description="Media of the links from this tier down to the one below.")
 
 
 class FabricSpec(Strict):

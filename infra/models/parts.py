@@ -128,7 +128,10 @@ class Gpu(Part, Powered):
     hbm_tbyte_s: PosFloat | None = None
     tdp_w: PosFloat | None = None
     peak_dense_tflops: PeakDenseTflops
-    peak_sparse_tflops: PeakSparseTflops = PeakSparseTflops()  # vendor "with sparsity" figures
+    # vendor "with sparsity" figures; the default is built without running the validator
+    # (all fields at their defaults: equal to PeakSparseTflops(), tests/test_startup.py), so
+    # importing the module builds no validator (defer_build, infra/models/base.py)
+    peak_sparse_tflops: PeakSparseTflops = PeakSparseTflops.model_construct()
     mamf_bf16_tflops: PosFloat | None = None  # measured max achievable BF16 matmul
     scale_up: ScaleUpPorts | None = None
     # Ethernet ports on the die shared by the scale-up mesh and integrated scale-out NICs

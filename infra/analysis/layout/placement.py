@@ -37,7 +37,6 @@ import math
 from dataclasses import dataclass, field
 
 from infra.analysis.network.fabric import FabricResult, design_fabrics
-from infra.analysis.layout.identity import node_identities, rack_instances
 from infra.analysis.layout.netracks import tor_overflow
 from infra.models.resolve import ResolvedDesign
 
@@ -99,6 +98,8 @@ class Placement:
 
 def network_placement(rd: ResolvedDesign, geometry: Geometry | None = None) -> Placement:
     """Place every fabric switch of ``rd`` (cached on the design for the default geometry)."""
+    from infra.analysis.layout.identity import node_identities, rack_instances  # placing only
+
     key = "_placement"
     if geometry is None and key in rd.__dict__:
         return rd.__dict__[key]
@@ -132,6 +133,8 @@ def network_placement(rd: ResolvedDesign, geometry: Geometry | None = None) -> P
 
 
 def _rows(rd: ResolvedDesign, f: FabricResult | None) -> tuple[list[list[str]], dict[str, int]]:
+    from infra.analysis.layout.identity import rack_instances
+
     names = {x.strip() for x in (f.spec.group or "").split(",") if x.strip()} if f else set()
     rows: dict[str, list[str]] = {}
     for ri in rack_instances(rd):
@@ -212,6 +215,7 @@ def _fill(rd, f: FabricResult, tier: int, names: list[str], prefix: str, row: in
 
 def _in_rack(rd, f: FabricResult, tors: list[tuple[str, str]], p: Placement) -> None:
     from infra.analysis.layout.elevation import unit_positions
+    from infra.analysis.layout.identity import rack_instances
 
     t = f.tiers[0]
     sw = rd.catalog.get(t.switch)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from infra.analysis.network.fat_tree import FabricSizeError, FatTree, size_fat_tree
 from infra.errors import TopologyError
 from infra.models.expand import expand_tray
 from infra.models.fabric import FabricSpec, LinkMedia
@@ -30,6 +30,9 @@ from infra.models.parts import NetworkSwitch
 from infra.models.resolve import ResolvedDesign
 from infra.models.yamlio import line_of
 from infra.units import w_to_kw
+
+if TYPE_CHECKING:
+    from infra.analysis.network.fat_tree import FatTree
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ def size_fabric(rd: ResolvedDesign, name: str, spec: FabricSpec) -> FabricResult
     tor = None
     if spec.tiers[0].switches_per_rack:
         tor = (_racks_with_nodes(rd, spec), spec.tiers[0].switches_per_rack)
+    from infra.analysis.network.fat_tree import FabricSizeError, size_fat_tree  # fabrics only
+
     try:
         tree = size_fat_tree(groups, ports // spec.planes, spec.kind, radices,
                              [t.oversubscription for t in spec.tiers],
