@@ -284,3 +284,36 @@ def test_domains_sharing_a_graph_equal_dataclasses_replace(hall):
         got, want = _sharing(d, **changes), replace(d, **changes)
         assert got == want and got.graph is want.graph and got.tiers is want.tiers
         assert vars(got) == vars(want) and list(vars(got)) == list(vars(want))
+
+
+def test_domain_failure_links_from_listed_edges_equal_edge_by_edge(hall):
+    """domain_failure counts a GPU's live NVLink links from its NVLink edges listed once
+    per graph; counting over every edge of the GPU with the full test gives the same
+    lost and degraded GPUs."""
+    from infra.analysis.reliability.blast_radius import domain_failure
+    from infra.topology.scaleup import scale_up_domains
+
+    checked = 0
+    for path in designs(hall) + [DESIGNS / "gb200_nvl72_576.yaml"]:
+        for dom in scale_up_domains(load_design(path)):
+            if dom.tiered or dom.topology != "switched":
+                continue
+            g = dom.graph
+            gpus = sorted(n for n, d in g.nodes(data=True) if d["kind"] == "gpu")
+            chips = sorted(n for n, d in g.nodes(data=True) if d["kind"] == "nvlink_switch_chip")
+            for failed in ({gpus[0]}, {chips[0]}, {"r0.backplane"}, {"xrack"}):
+                dead = {n for n in g if n in failed or n.startswith(tuple(f + "." for f in failed))}
+                links = {n: sum(d["links"] for u, v, d in g.edges(n, data=True)
+                                if d.get("kind") == "nvlink" and u not in dead and v not in dead
+                                and d.get("via") not in dead)
+                         for n in gpus if n not in dead}
+                full = dom.links_per_gpu
+                healthy = {n for n, k in links.items() if k == full}
+                assert domain_failure(dom, failed, "full_bandwidth").lost == tuple(
+                    n for n in gpus if n not in healthy)
+                adaptive = domain_failure(dom, failed, "adaptive_bandwidth")
+                assert adaptive.degraded == tuple(sorted(n for n, k in links.items()
+                                                         if 0 < k < full))
+                assert adaptive.kept == {n: k / full for n, k in links.items() if 0 < k < full}
+                checked += 1
+    assert checked > 10

@@ -170,29 +170,34 @@ def elevation_run_rows(elevations: list[RackElevation]) -> list[dict]:
     """
     cols: dict[int, tuple] = {}  # id(slot) -> (run columns, position, height)
     out: list[dict] = []
-    last = None
+    run: dict | None = None  # the open run; its bottom and count are kept in locals
+    run_head = run_unit = bottom = None
+    count = 0
     for e in elevations:
         head = (e.layout, e.rack_type, e.racks)
+        same_head = run is not None and run_head == head
         for s in e.slots:
             c = cols.get(id(s))
             if c is None:
                 c = cols[id(s)] = ((s.slug, s.kind, s.role or "", s.height_u, _r(s.power_w),
                                     _r(s.liquid_w), _r(s.air_w)), s.position_u, s.height_u or 0)
             unit, pos, h = c
-            if last is not None and last[0] == head and last[1] == unit:
-                run = last[2]
-                below = run["bottom_position_u"]
-                if (pos is None) == (below is None) and (pos is None or below - h == pos):
-                    run["bottom_position_u"] = pos
-                    run["count"] += 1
-                    continue
+            if same_head and unit == run_unit and (pos is None) == (bottom is None) and (
+                    pos is None or bottom - h == pos):
+                bottom = pos
+                count += 1
+                continue
+            if run is not None:
+                run["bottom_position_u"], run["count"] = bottom, count
             slug, kind, role, height, w, liq, air = unit
             run = {"layout": e.layout, "rack_type": e.rack_type, "racks": e.racks,
                    "top_position_u": pos, "bottom_position_u": pos, "count": 1,
                    "height_u": height, "unit": slug, "kind": kind, "role": role,
                    "power_w_per_unit": w, "liquid_w_per_unit": liq, "air_w_per_unit": air}
             out.append(run)
-            last = (head, unit, run)
+            run_head, run_unit, bottom, count, same_head = head, unit, pos, 1, True
+    if run is not None:
+        run["bottom_position_u"], run["count"] = bottom, count
     return out
 
 

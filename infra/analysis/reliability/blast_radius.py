@@ -106,7 +106,9 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
         parts = (tuple(1 for _ in alive) if dom.topology == "none"
                  else ((len(alive),) if alive else ()))
         return DomainFailure(tuple(n for n in gpus if n in dead), (), {}, parts)
-    links = {n: sum(d["links"] for u, v, d in lists.edges[n] if ok(u, v, d)) for n in alive}
+    # ok() per edge, unrolled over each GPU's NVLink edges listed once per graph
+    links = {n: sum(d["links"] for u, v, via, d in lists.nvlink[n]
+                    if u not in dead and v not in dead and via not in dead) for n in alive}
     full = dom.links_per_gpu
     if mode == "full_bandwidth":
         healthy = {n for n in alive if links[n] == full}
@@ -135,6 +137,8 @@ class _GraphLists:
     def __init__(self, g: nx.Graph) -> None:
         self.gpus = sorted(n for n, d in g.nodes(data=True) if d["kind"] == "gpu")
         self.edges = {n: list(g.edges(n, data=True)) for n in self.gpus}
+        self.nvlink = {n: [(u, v, d.get("via"), d) for u, v, d in e if d.get("kind") == "nvlink"]
+                       for n, e in self.edges.items()}
         self.xrack = [(u, v, d) for u, v, d in g.edges(data=True) if d.get("via") == "xrack"]
 
 
