@@ -14,9 +14,11 @@ Run::
     python benchmarks/bench_hetero.py                  # short: 10, 100 layouts; depth 30
     python benchmarks/bench_hetero.py --sizes 10 100 1000 5000 --commands json xlsx svg
     python benchmarks/bench_hetero.py --sizes 10 --depths --headline 5  # headline workbook
+    python benchmarks/bench_hetero.py --sizes 1000 --commands json --runs 5  # medians
     python benchmarks/bench_hetero.py --write 1000 hall.yaml   # just write a design
 
 Timings on a shared machine are noisy; compare the slopes and the ratios within one run.
+The first and last lines say whether a second core was free (see :func:`second_core`).
 """
 
 from __future__ import annotations
@@ -182,11 +184,39 @@ def headline(n: int) -> None:
                   flush=True)
 
 
+def second_core() -> str:
+    """Whether a second core was free: two CPU-bound processes at once against one alone.
+
+    On a shared 2-vCPU machine the second vCPU is often taken by the neighbours; then
+    work done beside the main process (the summary and workbook workers) saves nothing
+    and wall time is the sum of the CPU times. 1.0x: free; 2.0x: taken.
+    """
+    spin = [sys.executable, "-c", "sum(range(8_000_000))"]
+    t0 = time.perf_counter()
+    subprocess.run(spin, check=True)
+    one = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen(spin) for _ in range(2)]
+    for p in procs:
+        p.wait()
+    ratio = (time.perf_counter() - t0) / one
+    return f"second core {'free' if ratio < 1.3 else 'taken'}: two processes {ratio:.2f}x one"
+
+
 def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
     return math.log(b[1] / a[1]) / math.log(b[0] / a[0])
 
 
-def run(sizes: list[int], kinds: list[str], depths: list[int]) -> None:
+def timed(args: list[str], runs: int) -> tuple[float, float, float]:
+    """Median wall and CPU seconds of ``runs`` runs, and the largest peak RSS."""
+    import statistics
+
+    rs = [measure(args) for _ in range(runs)]
+    return (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs),
+            max(r[2] for r in rs))
+
+
+def run(sizes: list[int], kinds: list[str], depths: list[int], runs: int = 1) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
         print(f"{'case':28s} {'command':9s} {'wall s':>8s} {'cpu s':>7s} {'peak MiB':>9s} "
@@ -197,7 +227,7 @@ def run(sizes: list[int], kinds: list[str], depths: list[int]) -> None:
                 design = tmpd / f"hall_{n}.yaml"
                 if not design.exists():
                     design.write_text(hall(n))
-                wall, cpu, rss = measure(command(kind, design, tmpd / "out"))
+                wall, cpu, rss = timed(command(kind, design, tmpd / "out"), runs)
                 s = f"{slope(prev, (n, cpu)):6.2f}" if prev else "     -"
                 print(f"{f'{n:,} distinct layouts':28s} {kind:9s} {wall:8.2f} {cpu:7.2f} "
                       f"{rss:9.0f} {s}", flush=True)
@@ -205,7 +235,7 @@ def run(sizes: list[int], kinds: list[str], depths: list[int]) -> None:
         for d in depths:
             design = tmpd / f"deep_{d}.yaml"
             design.write_text(deep(d))
-            wall, cpu, rss = measure(command("json", design, tmpd / "out"))
+            wall, cpu, rss = timed(command("json", design, tmpd / "out"), runs)
             print(f"{f'pod DAG {d} levels':28s} {'json':9s} {wall:8.2f} {cpu:7.2f} {rss:9.0f}",
                   flush=True)
 
@@ -218,6 +248,8 @@ def main() -> None:
     ap.add_argument("--depths", type=int, nargs="*", default=[30])
     ap.add_argument("--headline", type=int, metavar="N", default=0,
                     help="also time aws_nvl36x2 json vs xlsx, N runs each in turn")
+    ap.add_argument("--runs", type=int, default=1, metavar="N",
+                    help="run each size and depth case N times: medians (default 1)")
     ap.add_argument("--quiet", action="store_true",
                     help="run infra design with -q (no terminal summary), to see its cost")
     ap.add_argument("--write", nargs=2, metavar=("N", "FILE"),
@@ -238,9 +270,11 @@ def main() -> None:
         n, file = a.write
         Path(file).write_text(deep(int(n[4:])) if n.startswith("deep") else hall(int(n)))
         return
-    run(a.sizes, a.commands, a.depths)
+    print(second_core(), flush=True)
+    run(a.sizes, a.commands, a.depths, a.runs)
     if a.headline:
         headline(a.headline)
+    print(second_core())
     print(f"(self peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
           "timings taken on a shared machine: compare slopes and ratios)")
 

@@ -188,3 +188,99 @@ def test_blast_and_bandwidth_memos_match_the_graphs(hall):
                    if any(x.get("slug") == t.tray for _, x in d.graph.nodes(data=True)
                           if x["kind"] == "compute_tray")]
         assert t.scale_up_domain_gpus == max(holding)
+
+
+def test_blast_row_figures_worked_out_once_equal_row_by_row(hall, monkeypatch):
+    """``_Ctx.add`` works a row's figures out once per (effect, domain figures, broken),
+    and ``domain_rows`` a domain's cases once per (graph, count, ...); the plain per-row
+    arithmetic and per-domain cases they replaced give the same rows."""
+    from infra.analysis.reliability import blast_radius as br
+
+    class Plain(br._Ctx):
+        def domain_rows(self, dom):
+            for kind, what, count, eff, broken, note in self._domain_cases(dom):
+                self.add(kind, f"{what} in {dom.name}", count, dom, eff, broken, note)
+
+        def add(self, kind, comp, count, dom, eff, broken, note="", gpu_flops=None):
+            flops = gpu_flops if gpu_flops is not None else (self._flops(dom) if dom else 0.0)
+            largest = max(max(eff.partitions, default=0), self.largest_elsewhere(dom, broken))
+            self.rows.append(br.BlastRow(
+                kind, comp, count, eff.lost, eff.degraded,
+                None if eff.fraction is None else round(eff.fraction, 4), broken, largest,
+                round(eff.lost * flops / self.total_flops, 6), note))
+
+    # one layout in pods of 1 and 3 racks: domains of one NVLink graph, different counts
+    mixed = hall.parent / "mixed_counts.yaml"
+    mixed.write_text((DESIGNS / "gb200_nvl72.yaml").read_text().replace(
+        "build:\n  nvl72: 1", "pods:\n  a: {racks: {nvl72: 1}}\n  b: {racks: {nvl72: 3}}\n"
+        "build:\n  a: 1\n  b: 1"))
+    for path in designs(hall) + [DESIGNS / "gb200_nvl72_576.yaml", mixed]:
+        a = analyze_file(path)
+        fast = br.blast_radius(a.rd, a.power, a.cooling, a.fabrics)
+        with monkeypatch.context() as m:
+            m.setattr(br, "_Ctx", Plain)
+            plain = br.blast_radius(a.rd, a.power, a.cooling, a.fabrics)
+        assert fast == plain and len(fast) > 5, path
+
+
+def test_bom_summed_per_rack_type_equals_layout_by_layout(hall):
+    """The BOM walks each (rack type, unit type) once; walking every layout's racks and
+    units in turn, as before, gives the same rows."""
+    from infra.analysis.cost import bom
+
+    def plain(rd, cooling_units, fabrics):
+        t = bom._Tree(rd.catalog)
+        for lname, racks in rd.rack_counts.items():
+            lay = rd.layouts[lname]
+            rack = t.add(t.root, lay.rack, racks, "cluster", "facility")
+            for item in lay.items:
+                group = "facility" if item.part.kind in bom._FACILITY else "system"
+                t.unit(rack, item.part, racks * item.count, lay.rack.slug, group)
+        return t
+
+    for path in designs(hall) + [DESIGNS / "dgx_b200_su.yaml", DESIGNS / "llama3_h100_16k.yaml"]:
+        a = analyze_file(path)
+        fast = bom._Tree(a.rd.catalog)
+        bom._add_racks(fast, a.rd)
+        assert fast.rows() == plain(a.rd, None, None).rows(), path
+        assert a.bom == bom.bill_of_materials(a.rd, a.cooling.unit_counts(), a.fabrics)
+
+
+def test_table_rows_from_memos_equal_plain_rows(hall):
+    """power_by_part rows built once per unit object, and blast rows copied from their
+    __dict__, equal the straightforward rows (one per layout, unit and part; asdict)."""
+    from dataclasses import asdict
+
+    from infra.analysis.summary import _flat_rows, _part_rows
+
+    for path in designs(hall):
+        a = analyze_file(path)
+        rows: dict = {}
+        for r in a.power.racks:
+            for u, _n in r.units:
+                for pp in u.parts:
+                    row = {"unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
+                           "max_w_each": pp.max_w, "typical_w_each": pp.typical_w,
+                           "heat_to": pp.medium, "tag": pp.tag,
+                           "counted": u.basis != "published system figure",
+                           "bound_w_each": pp.bound_w}
+                    rows.setdefault(tuple(row.values()), (row, set()))[1].add(r.layout)
+        plain = [{**row, "layouts": len(ls)} for row, ls in rows.values()]
+        assert _part_rows(a.power.racks) == plain, path
+        flat = _flat_rows(a.blast)
+        assert flat == [asdict(b) for b in a.blast]
+        assert [list(r) for r in flat] == [list(asdict(b)) for b in a.blast]  # key order too
+
+
+def test_domains_sharing_a_graph_equal_dataclasses_replace(hall):
+    from dataclasses import replace
+
+    from infra.topology.scaleup import _sharing, scale_up_domains
+
+    doms = scale_up_domains(load_design(hall))
+    assert len({id(d.graph) for d in doms}) < len(doms)  # graphs are shared
+    for d in doms:
+        changes = dict(name=d.name + "'", count=d.count + 1, layouts=d.layouts[::-1])
+        got, want = _sharing(d, **changes), replace(d, **changes)
+        assert got == want and got.graph is want.graph and got.tiers is want.tiers
+        assert vars(got) == vars(want) and list(vars(got)) == list(vars(want))

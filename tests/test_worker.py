@@ -130,3 +130,32 @@ def test_diagrams_are_the_same_whatever_the_hash_seed(tmp_path):
         assert r.returncode == 0, r.stderr
         books.append((out / "hgx_b300_su.xlsx").read_bytes())
     assert books[0] == books[1]
+
+
+def test_ctrl_c_ends_the_workers_with_the_parent(tmp_path):
+    """SIGINT reaches the whole process group: the workers end too, none is left behind
+    running the parent's code."""
+    import signal
+    import time
+
+    script = ("import sys, time\n"
+              "from infra.reports import worker\n"
+              "w = worker.start()\n"
+              "print(w.pid, flush=True)\n"
+              "time.sleep(30)\n")
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                         cwd=ROOT, start_new_session=True)
+    child = int(p.stdout.readline())
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGINT)
+    p.wait(timeout=10)
+    assert p.returncode != 0
+    for _ in range(50):  # the worker, an orphan now, is reaped by init once it exits
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        with open(f"/proc/{child}/stat") as f:
+            assert f.read().split()[2] == "Z", "the worker is still running"

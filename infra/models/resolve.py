@@ -129,8 +129,11 @@ def load_design(path: Path | str, catalog: Catalog | None = None) -> ResolvedDes
     InfeasibleDesignError
         Contents over a rack's U height; domains that do not divide the racks.
     """
+    from infra.models.gcpause import gc_deferred
+
     path = Path(path)
-    return design_from_data(read_yaml(path, DesignError), path, catalog)
+    with gc_deferred():  # a large design allocates much and frees next to nothing
+        return design_from_data(read_yaml(path, DesignError), path, catalog)
 
 
 def design_from_data(data: object, path: Path | str, catalog: Catalog | None = None

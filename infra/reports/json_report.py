@@ -16,7 +16,9 @@ def _row_encoder():
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:  # pragma: no cover - Pythons without the C accelerator
         return enc.encode
-    c = make({}, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False,
+    # markers None: no circular-reference bookkeeping per row (a row is a flat dict of
+    # scalars; a cycle would still end in RecursionError rather than loop)
+    c = make(None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False,
              False)
     return lambda row: "".join(c(row, 0))
 
@@ -46,7 +48,10 @@ def to_json(data: dict[str, Any]) -> str:
       }
     }
     """
-    return "".join(_encode(data, 0)) + "\n"
+    from infra.models.gcpause import gc_deferred
+
+    with gc_deferred():  # the encoder's temporary tuples would start ~100 collections
+        return "".join(_encode(data, 0)) + "\n"
 
 
 def _encode(value: Any, depth: int):

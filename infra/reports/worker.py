@@ -75,9 +75,12 @@ def start(preload: Callable[[], None] | None = None) -> Worker | None:
     res_r, res_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the worker (covered by the subprocess tests)
-        os.close(jobs_w)
-        os.close(res_r)
-        _serve(jobs_r, res_w, preload)
+        try:  # whatever happens (Ctrl-C included), never return into the parent's code
+            os.close(jobs_w)
+            os.close(res_r)
+            _serve(jobs_r, res_w, preload)
+        finally:
+            os._exit(1)
     os.close(jobs_r)
     os.close(res_w)
     return Worker(pid, os.fdopen(jobs_w, "wb"), os.fdopen(res_r, "rb"))

@@ -48,11 +48,15 @@ def sheet_name(table: str) -> str:
     return SHEET_NAMES.get(table, table.replace("_", " ").capitalize())[:31]
 
 
-def build_workbook(data: dict[str, Any], analysis=None, pngs=(), sources=None):
+def build_workbook(data: dict[str, Any], analysis=None, pngs=(), sources=None,
+                   defer_pictures: bool = False):
     """An openpyxl Workbook of the JSON-contract dict (not saved).
 
     ``sources``: the Sources sheet's rows (:func:`infra.models.listing.bom_source_rows`),
     else taken from ``analysis``'s catalog; neither: no Sources sheet.
+    ``defer_pictures``: the Diagrams sheet is filled (iterating ``pngs``, which waits for
+    the renderer) only when :func:`infra.reports.atomic.save_workbook` reaches it, so the
+    sheets before it are serialised while the diagrams are still being drawn.
     """
     from openpyxl import Workbook
 
@@ -92,8 +96,15 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=(), sources=None):
     name = data["design"]["name"]
     finish(wb, name, {"Summary": header_row}, [ws for ws in wb.worksheets if ws is not pictures])
     if pictures is not None:  # the renderer runs meanwhile: wait for it only now
-        xlsx_extras.fill_diagrams(pictures, pngs)
-        finish(wb, name, sheets=[pictures])
+
+        def fill() -> None:
+            xlsx_extras.fill_diagrams(pictures, pngs)
+            finish(wb, name, sheets=[pictures])
+
+        if defer_pictures:
+            pictures._infra_fill = fill  # called by the writer just before the sheet
+        else:
+            fill()
     return wb
 
 
@@ -272,5 +283,5 @@ def _width(c) -> int | None:
 
 def write_xlsx(data: dict[str, Any], path: Path, analysis=None, pngs=(), sources=None) -> Path:
     """Write the workbook of ``data`` to ``path`` atomically (see :func:`build_workbook`)."""
-    wb = build_workbook(data, analysis, pngs, sources)
+    wb = build_workbook(data, analysis, pngs, sources, defer_pictures=True)
     return write_atomic(path, lambda p: save_workbook(wb, p))

@@ -197,9 +197,14 @@ class _Writer(WorksheetWriter):
 
 class StreamingExcelWriter(ExcelWriter):
     """openpyxl's workbook writer: sheets written in memory (no temporary file each),
-    each streamed sheet's rows spliced into its XML."""
+    each streamed sheet's rows spliced into its XML; a sheet built with a deferred fill
+    (the Diagrams sheet, see ``build_workbook(defer_pictures=True)``) is filled just
+    before it is written."""
 
     def write_worksheet(self, ws):
+        fill = ws.__dict__.pop("_infra_fill", None)
+        if fill is not None:
+            fill()
         if self.workbook.write_only:
             return super().write_worksheet(ws)
         from io import BytesIO

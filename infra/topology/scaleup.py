@@ -46,7 +46,7 @@ Example
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import networkx as nx
 
@@ -100,6 +100,9 @@ class ScaleUpDomain:
         return any(t.tier == 2 for t in self.tiers)
 
 
+_FIELDS = tuple(f.name for f in fields(ScaleUpDomain))
+
+
 def scale_up_domains(rd: ResolvedDesign) -> list[ScaleUpDomain]:
     """Every domain shape of ``rd`` with its count (cached on the design)."""
     cached = rd.__dict__.get("_domains")
@@ -136,8 +139,21 @@ def _shared_rack_domain(rd: ResolvedDesign, shape: DomainShape,
     if first is None:
         built[key] = first = _rack_domain(rd, shape)
         return first
-    return replace(first, name=_domain_name(shape), count=shape.count,
-                   layouts=tuple(l for l, _ in shape.layouts), rack_layouts=_rack_order(rd, shape))
+    return _sharing(first, name=_domain_name(shape), count=shape.count,
+                    layouts=tuple(l for l, _ in shape.layouts), rack_layouts=_rack_order(rd, shape))
+
+
+def _sharing(first: ScaleUpDomain, **changes) -> ScaleUpDomain:
+    """``dataclasses.replace(first, **changes)`` without its per-field checks and keyword
+    call (1,000 times at 1,000 layouts): ScaleUpDomain has no ``__post_init__`` and no
+    ``init=False`` field, so a copy of its fields with ``changes`` set is the same object."""
+    src = getattr(first, "__dict__", None)
+    if src is None or type(first) is not ScaleUpDomain:  # slots, a subclass: the general way
+        return replace(first, **changes)
+    out = object.__new__(ScaleUpDomain)
+    out.__dict__.update({f: src[f] for f in _FIELDS})
+    out.__dict__.update(changes)
+    return out
 
 
 def _domain_name(shape: DomainShape) -> str:

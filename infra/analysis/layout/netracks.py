@@ -44,7 +44,8 @@ def network_rack_counts(rd: ResolvedDesign) -> list[tuple[FabricResult, int, int
     """
     out: list[tuple[FabricResult, int, int, int]] = []
     for f in design_fabrics(rd):
-        attached = {name: _attached(rd, lay, f) for name, lay in rd.layouts.items()}
+        on: dict[str, bool] = {}  # tray slug -> has a NIC on f: once per tray type
+        attached = {name: _attached(rd, lay, f, on) for name, lay in rd.layouts.items()}
         ports = f.ports_per_node // f.planes
         d = f.tree.tiers[0].down_ports
         per_rack = f.spec.tiers[0].switches_per_rack
@@ -91,12 +92,21 @@ def _chunks(rd, f: FabricResult, tier: int, switches: int, instances: int) -> li
         [(f, tier, rest, instances)] if rest else [])
 
 
-def _attached(rd: ResolvedDesign, lay, f: FabricResult) -> int:
-    """Compute trays of one rack of layout ``lay`` with a NIC on ``f``'s networks."""
+def _attached(rd: ResolvedDesign, lay, f: FabricResult, on: dict[str, bool]) -> int:
+    """Compute trays of one rack of layout ``lay`` with a NIC on ``f``'s networks (``on``:
+    the answer per tray slug, filled as asked)."""
     from infra.analysis.layout.identity import _on_fabric
 
-    return sum(i.count for i in lay.items
-               if i.part.kind == "compute_tray" and _on_fabric(rd, i.part.slug, f))
+    n = 0
+    for i in lay.items:
+        if i.part.kind == "compute_tray":
+            slug = i.part.slug
+            hit = on.get(slug)
+            if hit is None:
+                hit = on[slug] = _on_fabric(rd, slug, f)
+            if hit:
+                n += i.count
+    return n
 
 
 def _groups(rd: ResolvedDesign, f: FabricResult, attached: dict[str, int]) -> list[tuple[int, int]]:

@@ -95,10 +95,14 @@ def design_envelopes(rd: ResolvedDesign, power: DesignPower) -> list[EnvelopeRow
     rows: list[EnvelopeRow] = []
     trays: set[EnvelopeRow] = set()  # each tray type's row once (rows are frozen: hashable)
     soft: dict[tuple, str] = {}  # keyed by unit ids: every rack's units live until we return
+    sources: dict[tuple[str, str], object] = {}  # (rack slug, source id) -> its source
     for rp in power.racks:
         rack = rd.layouts[rp.layout].rack
         for e in rack.envelopes:
-            src = next(s for s in rack.sources if s.id == e.source)
+            src = sources.get((rack.slug, e.source))
+            if src is None:  # once per rack type, not per layout
+                src = sources[(rack.slug, e.source)] = next(s for s in rack.sources
+                                                            if s.id == e.source)
             for fig, pub, comp in (("it_max", e.max_kw, rp.it_kw), ("liquid", e.liquid_kw, rp.liquid_kw),
                                    ("air", e.air_kw, rp.air_kw)):
                 if pub:

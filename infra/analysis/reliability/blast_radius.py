@@ -272,6 +272,8 @@ class _Ctx:
         self._effects: dict[tuple, Effect] = {}
         self._firsts: dict[int, dict[str, list[str]]] = {}
         self._rack_gpus: dict[tuple, int] = {}  # keyed by graph id: graphs outlive the rows
+        self._figures: dict[tuple, tuple] = {}  # see add()
+        self._cases: dict[tuple, list] = {}  # see domain_rows(); the domains outlive it
 
     def effect(self, dom: ScaleUpDomain, failed: set[str]) -> Effect:
         """:func:`domain_effect`, memoised by graph (shared between equal shapes) and nodes."""
@@ -291,21 +293,40 @@ class _Ctx:
         return max(sizes, default=0)
 
     def add(self, kind, comp, count, dom, eff: Effect, broken, note="", gpu_flops=None) -> None:
-        flops = (gpu_flops if gpu_flops is not None else (self._flops(dom) if dom else 0.0))
-        largest = max(max(eff.partitions, default=0), self.largest_elsewhere(dom, broken))
-        self.rows.append(BlastRow(kind, comp, count, eff.lost, eff.degraded,
-                                  None if eff.fraction is None else round(eff.fraction, 4),
-                                  broken, largest, round(eff.lost * flops / self.total_flops, 6),
-                                  note))
+        # everything but the name and count depends on (effect, domain, broken, FLOPS) only:
+        # worked out once per such case, not once per row (7,000 rows at 1,000 layouts)
+        top = tuple(d is dom for d in self._top)  # what largest_elsewhere asks of the domain
+        key = ((eff, broken, gpu_flops) if dom is None else
+               (eff, broken, gpu_flops, top, dom.gpus, dom.count, self._flops(dom)))
+        figs = self._figures.get(key)
+        if figs is None:
+            flops = (gpu_flops if gpu_flops is not None else (self._flops(dom) if dom else 0.0))
+            largest = max(max(eff.partitions, default=0), self.largest_elsewhere(dom, broken))
+            figs = self._figures[key] = (
+                eff.lost, eff.degraded, None if eff.fraction is None else round(eff.fraction, 4),
+                broken, largest, round(eff.lost * flops / self.total_flops, 6))
+        self.rows.append(BlastRow(kind, comp, count, *figs, note))
 
     def domain_rows(self, dom: ScaleUpDomain) -> None:
+        # domains of one NVLink graph (copies differing in name, layouts and count) give
+        # the same cases: worked out once per (graph, count, ...), named per domain
+        key = (id(dom.graph), dom.count, dom.gpus, dom.switch_chips, dom.scope, dom.racks,
+               dom.topology, dom.links_per_gpu, id(dom.tiers), id(dom.gpu))
+        cases = self._cases.get(key)
+        if cases is None:
+            cases = self._cases[key] = self._domain_cases(dom)
+        label = f"in {dom.name}"
+        for kind, what, count, eff, broken, note in cases:
+            self.add(kind, f"{what} {label}", count, dom, eff, broken, note)
+
+    def _domain_cases(self, dom: ScaleUpDomain) -> list[tuple]:
+        """(kind, what, count, effect, domains broken, note) of each failure of ``dom``."""
         g, n = dom.graph, dom.count
         first = self._firsts.get(id(g))
         if first is None:
             first = self._firsts[id(g)] = {
                 k: sorted(x for x, d in g.nodes(data=True) if d["kind"] == k)
                 for k in ("gpu", "nvlink_switch_chip", "nvlink_switch_tray", "rack")}
-        label = f"in {dom.name}"
         cases = [("gpu", first["gpu"][:1], dom.gpus * n, "one GPU")]
         if dom.tiered:
             cases += self._tier_cases(dom)
@@ -323,26 +344,29 @@ class _Ctx:
                           "one rack's NVLink cable cartridge"))
             if dom.racks == 2 and not dom.tiered:
                 cases.append(("nvlink_backplane", ["xrack"], n, "the cross-rack NVLink cable set"))
+        out = []
         for kind, failed, count, what in cases:
             eff = self.effect(dom, set(failed))
             broken = 0 if max(eff.partitions, default=0) == dom.gpus else 1
             note = f"{what}; partitions left: {list(eff.partitions) or 'none'} ({self.mode})"
             if dom.tiered and eff.degraded and not eff.lost:
                 note += "; degraded = NVLink bandwidth kept through the L2 tier (worst GPU)"
-            self.add(kind, f"{what} {label}", count, dom, eff, broken, note)
+            out.append((kind, what, count, eff, broken, note))
         if dom.topology == "mesh":
-            self._mesh_link_row(dom, label)
+            out.append(self._mesh_link_case(dom))
+        return out
 
-    def _mesh_link_row(self, dom: ScaleUpDomain, label: str) -> None:
+    @staticmethod
+    def _mesh_link_case(dom: ScaleUpDomain) -> tuple:
         """One peer link of a switchless mesh: its two GPUs keep (links - 1) / links of
         their scale-up bandwidth; nothing is lost (the mesh has no switch to fail)."""
         links = dom.links_per_gpu
         pairs = dom.gpus * (dom.gpus - 1) // 2
         eff = Effect(0, 2, (links - 1) / links, (dom.gpus,))
-        self.add("scale_up_link", f"one {dom.gpu.scale_up.technology} peer link {label}",  # type: ignore[union-attr]
-                 pairs * dom.count, dom, eff, 0,
-                 f"the pair's direct traffic must relay through a third GPU; "
-                 f"{links - 1}/{links} of each end's links left")
+        return ("scale_up_link", f"one {dom.gpu.scale_up.technology} peer link",  # type: ignore[union-attr]
+                pairs * dom.count, eff, 0,
+                f"the pair's direct traffic must relay through a third GPU; "
+                f"{links - 1}/{links} of each end's links left")
 
     @staticmethod
     def _tier_cases(dom: ScaleUpDomain) -> list[tuple]:
