@@ -10,12 +10,17 @@ Each run is a fresh process, as a user runs it. Three figures per design:
   ``import infra`` (the notebook API, which must stay lazy).
 - the **top list**: self import time by infra module and by third-party package (median
   over the runs), and how many modules the parent imported.
+- with ``--instructions`` (needs ``valgrind``): instructions executed by the design
+  path's imports alone and by the whole ``-q`` run, counted by cachegrind with
+  ``PYTHONHASHSEED=0``. They do not depend on the neighbours' load, so a change of a few
+  per cent shows where wall times on a shared machine cannot.
 
 Run::
 
     python benchmarks/bench_startup.py                       # aws_nvl36x2, 7 runs
     python benchmarks/bench_startup.py --runs 15 --top 30
     python benchmarks/bench_startup.py --design /tmp/d30.yaml  # e.g. bench_hetero --write deep30
+    python benchmarks/bench_startup.py --runs 3 --instructions  # + cachegrind counts (~1 min)
 
 The package is byte-compiled first (as pip does at install): with ``PYTHONDONTWRITEBYTECODE``
 set and no ``.pyc``, every run would compile infra from source. Timings on a shared
@@ -90,12 +95,31 @@ def imports(design: Path, out: Path) -> tuple[float, dict[str, float], int]:
     return parse_importtime(r.stderr)
 
 
+# the modules the design command imports, imported alone (what --instructions counts first)
+DESIGN_IMPORTS = ("import infra.cli.main, infra.analysis.reliability.failure_view, "
+                  "infra.analysis.summary, infra.models.catalog_cache, infra.reports.writer, "
+                  "infra.reports.json_report, infra.reports.terminal, infra.reports.worker")
+
+
+def instructions(args: list[str]) -> int | None:
+    """Instructions one process executes (cachegrind); None without valgrind."""
+    import shutil
+
+    if not shutil.which("valgrind"):
+        return None
+    r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                        "--cachegrind-out-file=/dev/null", *args], capture_output=True,
+                       text=True, check=True, env={**_env(), "PYTHONHASHSEED": "0"})
+    m = re.search(r"I\s+refs:\s+([\d,]+)", r.stderr)
+    return int(m[1].replace(",", "")) if m else None
+
+
 def _fmt(xs: list[float]) -> str:
     return f"{statistics.median(xs):6.3f} s ({min(xs):.3f}-{max(xs):.3f})"
 
 
-def bench(design: Path, runs: int, top: int) -> None:
-    """Print the figures for one design."""
+def bench(design: Path, runs: int, top: int, count: bool = False) -> None:
+    """Print the figures for one design (with ``count``, cachegrind's instructions too)."""
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
@@ -121,6 +145,16 @@ def bench(design: Path, runs: int, top: int) -> None:
     print(f"  self import time, median (infra's own modules together: {infra:.3f} s):")
     for k, v in sorted(med.items(), key=lambda kv: -kv[1])[:top]:
         print(f"    {v * 1000:7.1f} ms  {k}")
+    if count:
+        with tempfile.TemporaryDirectory() as tmp:
+            imp_ir = instructions([py, "-c", DESIGN_IMPORTS])
+            run_ir = instructions([py, "-m", "infra", "design", str(design), "--report", "json",
+                                   "--quiet", "--output", tmp])
+        if imp_ir is None or run_ir is None:
+            print("  instructions: valgrind not found")
+        else:
+            print(f"  instructions (cachegrind): imports {imp_ir / 1e6:,.1f} M, "
+                  f"whole -q run {run_ir / 1e6:,.1f} M")
 
 
 def main() -> None:
@@ -129,12 +163,14 @@ def main() -> None:
                     help="design file (repeatable; default designs/aws_nvl36x2.yaml)")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--top", type=int, default=20, help="rows of the self-time list")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count instructions under valgrind's cachegrind (deterministic)")
     a = ap.parse_args()
     import compileall
 
     compileall.compile_dir(ROOT / "infra", quiet=1)
     for d in a.design or [ROOT / "designs" / "aws_nvl36x2.yaml"]:
-        bench(d, a.runs, a.top)
+        bench(d, a.runs, a.top, a.instructions)
     print(f"(load average {os.getloadavg()[0]:.2f}; timings on a shared machine are noisy: "
           "compare medians taken in the same period)")
 

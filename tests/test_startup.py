@@ -19,7 +19,7 @@ from conftest import ROOT
 AWS = ROOT / "designs" / "aws_nvl36x2.yaml"
 
 # Never imported by the parent of a JSON design run: workbook, dataframes, the terminal
-# renderer (the summary prints in a forked child, infra/reports/beside.py), diagrams,
+# renderer (the summary prints in a forked worker, infra/reports/worker.py), diagrams,
 # the "did you mean" matcher (error paths only), and the layers beside analyses.
 NOT_ON_DESIGN_PATH = (
     "openpyxl", "pandas", "numpy", "rich", "graphviz", "lxml", "formulas", "defusedxml",
@@ -64,8 +64,8 @@ def _present(mods: set[str], names) -> list[str]:
 
 @pytest.mark.parametrize("quiet", [True, False], ids=["quiet", "summary"])
 def test_design_json_path_imports_only_what_it_uses(tmp_path, quiet):
-    # with the summary (stdout a real file, so beside() forks): the parent still
-    # imports no rich; the child prints
+    # with the summary (stdout a real file, so the summary worker is forked): the parent
+    # still imports no rich; the worker prints
     with open(tmp_path / "stdout.txt", "w") as so:
         mods = _design_run(tmp_path, *(["--quiet"] if quiet else []), stdout=so)
     assert (tmp_path / "r" / "aws_nvl36x2.json").exists()

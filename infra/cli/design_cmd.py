@@ -65,7 +65,6 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
 def _analyse(files, catalog_dir, price_files, reports, highlight) -> list:
     """Every file analysed (all failures together, exit 2); a report-name clash or an
     unknown ``--highlight`` kind is an error before anything is written."""
-    from infra.analysis.reliability.failure_view import highlight_kinds
     from infra.analysis.summary import analyze_file
     from infra.errors import DesignError, working_on
     from infra.models.catalog import load_catalog
@@ -79,8 +78,9 @@ def _analyse(files, catalog_dir, price_files, reports, highlight) -> list:
     if clash and reports:
         raise DesignError(f"several inputs have the file name {clash[0]!r}: their reports "
                           "would overwrite each other", hint="rename one, or run them separately")
+    if highlight:  # the failure view's module only when it is asked for
+        from infra.analysis.reliability.failure_view import failure_view, highlight_kinds
     if highlight and not any(highlight in highlight_kinds(a) for a in analyses):
-        from infra.analysis.reliability.failure_view import failure_view
 
         with working_on(files[0]):
             failure_view(analyses[0], highlight)  # a kind no design has: a typo, exit 2
@@ -90,7 +90,6 @@ def _analyse(files, catalog_dir, price_files, reports, highlight) -> list:
 def _one(f, analysis, highlight, shows, books, *, reports, outdir, wide, quiet, max_rows,
          diagrams):
     """One design's summary (printed by the ``shows`` worker, if any) and reports."""
-    from infra.analysis.reliability.failure_view import highlight_kinds
     from infra.errors import working_on
     from infra.reports import terminal
     from infra.reports.writer import ReportResult, write_reports
@@ -98,6 +97,8 @@ def _one(f, analysis, highlight, shows, books, *, reports, outdir, wide, quiet, 
     with working_on(f):
         data = analysis.as_dict()
         hl = highlight
+        if hl:
+            from infra.analysis.reliability.failure_view import highlight_kinds
         if hl and hl not in highlight_kinds(analysis):
             click.echo(f"warning: {f}: --highlight {hl!r}: no such component in this design "
                        f"(it has {', '.join(highlight_kinds(analysis)) or 'none'}); its "

@@ -1,7 +1,9 @@
 """Catalog types for chips and network parts: GPUs, CPUs, superchips, NICs, switches,
 optics and cables. Units are in the field names; bandwidth is per direction."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic would evaluate each field's
+# annotation from its string (a compile per field) when the class is created; with
+# real annotations it reads them as they are (same types; schemas/ unchanged).
 
 from typing import Annotated, Literal
 

@@ -7,7 +7,9 @@ internal PCIe/C2C tree as explicit links between instance names. Instance names 
 and a NIC's logical interface ``nic0:efa``.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic would evaluate each field's
+# annotation from its string (a compile per field) when the class is created; with
+# real annotations it reads them as they are (same types; schemas/ unchanged).
 
 from typing import Literal
 
