@@ -151,3 +151,27 @@ def test_model_defaults_equal_validated_instances():
         assert default.__pydantic_fields_set__ == validated.__pydantic_fields_set__ == set()
         assert default.__pydantic_extra__ == validated.__pydantic_extra__
         assert default.model_dump() == validated.model_dump()
+
+
+def test_collector_tuned_only_in_a_one_command_process():
+    """The infra command tunes and freezes; a process that only calls it (this test
+    runner, a notebook) keeps its collector as it was."""
+    import gc
+
+    from click.testing import CliRunner
+
+    from infra.cli.main import cli, freeze_long_lived
+
+    before = (gc.get_threshold(), gc.get_freeze_count())
+    freeze_long_lived()
+    assert CliRunner().invoke(cli, ["design", str(AWS)]).exit_code == 0
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+    code = ("import gc, sys\n"
+            "from infra.cli.main import short_lived_gc, freeze_long_lived\n"
+            "short_lived_gc()\n"
+            "n = gc.get_freeze_count()\n"
+            "x = [[i] for i in range(1000)]\n"
+            "freeze_long_lived()\n"
+            "print(gc.get_threshold(), gc.get_freeze_count() > n)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.stdout.split("\n")[0] == "(50000, 20, 100) True", r.stderr

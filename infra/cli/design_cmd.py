@@ -41,6 +41,7 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
     """
     import contextlib
 
+    from infra.cli.main import freeze_long_lived
     from infra.reports import terminal, worker
     from infra.reports.writer import xlsx_preload
 
@@ -52,6 +53,7 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
             if w is not None:
                 stack.enter_context(w)
         analyses = _analyse(files, catalog_dir, price_files, reports, highlight)
+        freeze_long_lived()  # they live to the end: writing the reports never scans them
         for f, analysis in zip(files, analyses):
             res = _one(f, analysis, highlight, shows, books, reports=reports, outdir=outdir,
                        wide=wide, quiet=quiet, max_rows=max_rows, diagrams=not no_diagrams)

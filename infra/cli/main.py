@@ -78,6 +78,19 @@ def main() -> None:  # console-script entry point
     cli(obj={})
 
 
+_SHORT_LIVED = False  # set by short_lived_gc(): this process runs one command and exits
+
+
+def freeze_long_lived() -> None:
+    """In a one-command process, freeze what exists now (objects that live to the end,
+    e.g. the analyses before their reports are written); elsewhere (a test runner,
+    a notebook calling the command) do nothing."""
+    if _SHORT_LIVED:
+        import gc
+
+        gc.freeze()
+
+
 def short_lived_gc() -> None:
     """Garbage collection tuned for a process that runs one command and exits.
 
@@ -88,11 +101,15 @@ def short_lived_gc() -> None:
     frozen (never scanned again), the youngest generation is collected every 50,000
     allocations instead of 700, and everything is frozen at exit, so the final collection
     has nothing to traverse. Memory freed by reference counting is freed as before; only
-    cyclic garbage waits longer. A library user (``import infra``) keeps Python's defaults.
+    cyclic garbage waits longer. A library user (``import infra``) keeps Python's settings;
+    the heaviest library calls only defer the collector while they run
+    (:func:`infra.models.gcpause.gc_deferred`).
     """
     import atexit
     import gc
 
+    global _SHORT_LIVED
+    _SHORT_LIVED = True
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
     atexit.register(gc.freeze)  # registered first, so it runs after every other handler
