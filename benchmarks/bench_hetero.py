@@ -3,8 +3,8 @@
 A hall of N pods (2 racks each) under one ``hall`` pod, every pod with its own GB200/GB300
 NVL72 rack layout (rack type, 16/17/18 compute trays and where they sit around the switch
 trays, 4/6/8 power shelves split top/bottom, 0-2 management switches top or bottom, CDU
-top or bottom: 5,040 valid layouts; past that, layouts repeat under new names) on one
-3-tier rail-optimized fabric. Each case runs ``infra`` as a fresh process, as a user runs
+top or bottom; no air-cooled switch in the liquid-only GB300 rack: 3,024 valid layouts;
+past that, layouts repeat under new names) on one 3-tier rail-optimized fabric. Each case runs ``infra`` as a fresh process, as a user runs
 it (diagram cache off), and prints wall time, CPU time (children included), peak RSS and
 the log-log slope of CPU time between successive sizes (1.0 = linear; CPU, because wall
 time on a shared machine measures the neighbours).
@@ -53,12 +53,16 @@ TRAYS = (16, 17, 18)
 SHELVES = (4, 6, 8)
 MGMT = (0, 1, 2, -1, -2)  # management switches; negative: at the bottom
 CDU_TOP = (False, True)
+# rated liquid-cooled only in the catalog: no air-cooled management switch in them
+LIQUID_ONLY = ("nvidia-gb300-nvl72-rack",)
 
 
 def layouts():
-    """Yield (rack type, content rows) for every distinct layout (5,040 of them)."""
+    """Yield (rack type, content rows) for every distinct layout (3,024 of them)."""
     for rack, trays, shelves, mgmt, top in itertools.product(
             RACK_TYPES, TRAYS, SHELVES, MGMT, CDU_TOP):
+        if mgmt and rack in LIQUID_ONLY:  # an air-cooled switch there is rejected (exit 2)
+            continue
         for below in range(trays - 10, 11):  # compute trays under the switch trays
             for low_shelves in range(shelves + 1):  # power shelves at the bottom
                 rows = []
@@ -88,7 +92,7 @@ def hall(n: int) -> str:
     for i in range(n):
         try:
             rack, rows = next(gen)
-        except StopIteration:  # past 5,040: repeat layouts under new names (still distinct names)
+        except StopIteration:  # past 3,024: repeat layouts under new names (still distinct names)
             gen = layouts()
             rack, rows = next(gen)
         racks.append(f"  l{i}:\n    type: {rack}\n    contents:\n"
