@@ -159,3 +159,25 @@ def test_ctrl_c_ends_the_workers_with_the_parent(tmp_path):
     else:
         with open(f"/proc/{child}/stat") as f:
             assert f.read().split()[2] == "Z", "the worker is still running"
+
+
+def test_workers_gone_before_their_job_the_run_does_it_itself(tmp_path):
+    """Workers killed (say by the OOM killer) before they are sent anything: the summary
+    prints and the workbook is written in the parent, exit 0."""
+    r = _py("import os, signal, sys, time\n"
+            "from infra.reports import worker\n"
+            "start = worker.start\n"
+            "def doomed(preload=None):\n"
+            "    w = start(preload)\n"
+            "    os.kill(w.pid, signal.SIGKILL)\n"
+            "    time.sleep(0.2)\n"
+            "    return w\n"
+            "worker.start = doomed\n"
+            "from infra.cli.main import main\n"
+            f"sys.argv = ['infra', 'design', {str(AWS)!r}, '--report', 'xlsx', '--report', "
+            f"'json', '-o', {str(tmp_path)!r}]\n"
+            "main()\n")
+    assert r.returncode == 0, r.stderr
+    assert "Blast radius" in r.stdout
+    assert (tmp_path / "aws_nvl36x2.xlsx").stat().st_size > 10_000
+    assert (tmp_path / "aws_nvl36x2.json").exists()

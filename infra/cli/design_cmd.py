@@ -109,8 +109,11 @@ def _one(f, analysis, highlight, shows, books, *, reports, outdir, wide, quiet, 
         if not quiet:
             view = terminal.summary_view(data, max_rows=max_rows)
             if shows is not None:  # printed by the worker while the reports are written
-                shows.submit(terminal.print_summary, view, wide=wide)
-            else:
+                try:
+                    shows.submit(terminal.print_summary, view, wide=wide)
+                except OSError:  # the worker is gone (a broken pipe): print it here
+                    shows = None
+            if shows is None:
                 click.echo(terminal.render_view(view, wide=wide))
         res = ReportResult()
         try:

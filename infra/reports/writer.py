@@ -60,7 +60,10 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
     if book is not None:  # its sheets are built there while the diagrams are drawn here
         sources = _sources(data, analysis) if analysis is not None else None
         pictures = draw and diagrams and exe is not None  # = bool(pngs) once drawn
-        book.submit(write_xlsx_job, data, outdir / f"{stem}.xlsx", pictures, sources)
+        try:
+            book.submit(write_xlsx_job, data, outdir / f"{stem}.xlsx", pictures, sources)
+        except OSError:  # the worker is gone (a broken pipe): the workbook is written here
+            book = None
     done: dict[str, Path] = {}
     try:
         if draw:
