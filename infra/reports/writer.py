@@ -56,12 +56,14 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
         from infra.reports.diagrams.render import find_renderer
 
         exe = find_renderer()
+    # the workbook's pictures: known to come before they are drawn (bool(pngs) is True)
+    pngs.expected = int(draw and diagrams and "xlsx" in formats and exe is not None)
     book = xlsx_worker if "xlsx" in formats else None
+    sources = (_sources(data, analysis) if analysis is not None
+               and (book is not None or "html" in formats) else None)
     if book is not None:  # its sheets are built there while the diagrams are drawn here
-        sources = _sources(data, analysis) if analysis is not None else None
-        pictures = draw and diagrams and exe is not None  # = bool(pngs) once drawn
         try:
-            book.submit(write_xlsx_job, data, outdir / f"{stem}.xlsx", pictures, sources)
+            book.submit(write_xlsx_job, data, outdir / f"{stem}.xlsx", bool(pngs), sources)
         except OSError:  # the worker is gone (a broken pipe): the workbook is written here
             book = None
     done: dict[str, Path] = {}
@@ -93,18 +95,17 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
                 from infra.reports.html_report import design_html, write_html
 
                 pngs.wait()
-                sources = _sources(data, analysis) if analysis is not None else []
-                done[fmt] = write_html(design_html(data, pngs.svgs, sources), path)
+                done[fmt] = write_html(design_html(data, pngs.svgs, sources or []), path)
             elif fmt not in DIAGRAM_FORMATS + ("xlsx",):  # pragma: no cover - click's choices
                 raise ValueError(f"unknown report format {fmt!r}")
         if book is not None:
             worker, book = book, None
-            if pictures:  # rendered: the worker waits for them to fill its last sheet
+            if pngs:  # rendered: the worker waits for them to fill its last sheet
                 worker.send(list(pngs))
             done["xlsx"] = worker.result()
     finally:
         if book is not None:  # an error above: let the worker's job end too
-            _drain(book, pictures)
+            _drain(book, bool(pngs))
         pngs.wait()
         if tmp is not None:
             tmp.cleanup()
@@ -188,7 +189,6 @@ def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | Non
               want_svg: bool = False, inline: bool = False) -> None:
     """Build and render every diagram in a background worker (``inline``: here, when the
     workbook's sheets are built by a report worker meanwhile); ``pngs.wait()`` joins it."""
-    pngs.expected = int(embed_pngs and exe is not None)
 
     def work() -> dict:
         return _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,

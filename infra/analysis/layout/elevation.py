@@ -95,11 +95,8 @@ def _stack(item: LayoutItem, top, rd: ResolvedDesign, powers: dict, made: dict) 
         powers[pkey] = _item_power(item, rd)
     w, liq, air = powers[pkey]
     slots = []
-    for _ in range(item.count):
-        pos = None
-        if h:
-            pos = int(round(top - h + 1))
-            top -= h
+    positions, top = _stacked(h, item.count, top)
+    for pos in positions:
         key = (item.part.slug, item.cooling, item.role, pos)
         slot = made.get(key)
         if slot is None:
@@ -118,15 +115,23 @@ def unit_positions(layout: ResolvedLayout) -> list[tuple[LayoutItem, int | None]
         top = layout.rack.u_height
         out = []
         for item in layout.items:
-            h = float(getattr(item.part, "u_height", 0) or 0)
-            for _ in range(item.count):
-                pos = None
-                if h:
-                    pos = int(round(top - h + 1))
-                    top -= h
-                out.append((item, pos))
+            positions, top = _stacked(float(getattr(item.part, "u_height", 0) or 0),
+                                      item.count, top)
+            out += [(item, pos) for pos in positions]
         cached = layout.__dict__["_unit_positions"] = tuple(out)
     return list(cached)
+
+
+def _stacked(h: float, count: int, top: float) -> tuple[list[int | None], float]:
+    """The lowest U of each of ``count`` units ``h`` U high stacked down from ``top``
+    (None for 0U units, which take no space), and the top left for what follows."""
+    if not h:
+        return [None] * count, top
+    out = []
+    for _ in range(count):
+        out.append(int(round(top - h + 1)))
+        top -= h
+    return out, top
 
 
 def _item_power(item: LayoutItem, rd: ResolvedDesign) -> tuple:
