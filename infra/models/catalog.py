@@ -32,6 +32,7 @@ from infra.models.parts import (
     PcieSwitch,
     Superchip,
 )
+from infra.models.perf_parts import CollectiveModel
 from infra.models.systems import (
     ComputeTray,
     CoolingUnit,
@@ -61,6 +62,7 @@ KIND_MODELS: dict[str, type[Part]] = {
         Pdu,
         CoolingUnit,
         GenericUnit,
+        CollectiveModel,
     )
 }
 

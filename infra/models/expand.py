@@ -294,6 +294,9 @@ def check_catalog_references(catalog: Catalog) -> None:
             catalog.get(entry.chips.type, "nvlink_switch_chip", file=file, path=("chips", "type"))
         elif isinstance(entry, ComputeTray):
             expand_tray(entry, catalog)
+        elif getattr(entry, "collective_model", None):
+            catalog.get(entry.collective_model, "collective_model", file=file,  # type: ignore[attr-defined]
+                        path=("collective_model",))
 
 
 __all__ = ["Instance", "NvlinkSwitchChip", "TrayLayout", "expand_tray"]

@@ -42,6 +42,10 @@ FIELD_DOCS: dict[str, str] = {
     "Gpu.scale_up": "The GPU's scale-up ports (NVLink, Infinity Fabric, RoCE mesh); unset: none.",
     "Gpu.host_pcie": "The GPU's PCIe host link; unset when the host link is NVLink-C2C (superchips).",
     "Gpu.compute_capability": "CUDA compute capability 'major.minor' (NVIDIA only), e.g. '9.0'.",
+    "Gpu.collective_model": ("Slug of the collective library's cost model for this GPU (catalog kind "
+                             "collective_model, e.g. nccl-sm90); unset: collectives are not predicted."),
+    "NetworkSwitch.in_network_reduction": ("True when the switch reduces in the network (NVIDIA "
+                                           "SHARP on Quantum InfiniBand), which NCCL's CollNet uses."),
     "Gpu.pci_device_ids": ("PCI device ids the driver reports for this GPU ('0x2330'), to match "
                            "inventory dumps (nvidia-smi pci_device_id) to this type."),
     "PeakDenseTflops.fp64": f"FP64 (vector) TFLOPS, dense. {_FIG}",

@@ -144,6 +144,8 @@ class Gpu(Part, Powered):
     # PCI device ids the driver reports for this GPU (``0x2330``), for matching
     # inventory dumps (nvidia-smi ``pci_device_id``) to catalog types
     pci_device_ids: list[Annotated[str, Field(pattern=r"^0x[0-9a-f]{4}$")]] = []
+    # the collective library's cost model for this GPU (catalog kind collective_model)
+    collective_model: Slug | None = None
 
     @property
     def mamf_bf16_efficiency(self) -> float | None:
@@ -306,6 +308,7 @@ class NetworkSwitch(Part, Powered):
     ports: PositiveCount  # radix at port_gbit_s
     port_gbit_s: PosFloat
     cages: Count | None = None  # physical cages (e.g. 32 twin-port OSFP)
+    in_network_reduction: bool = False  # SHARP (InfiniBand Quantum): NCCL CollNet can use it
     u_height: PosFloat | None = None
     max_power_w: PosFloat | None = None
 
