@@ -2,7 +2,8 @@
 
 The Python API (:mod:`infra.api`) is exposed here lazily, so ``import infra`` stays
 fast: ``infra.analyze``, ``infra.load_design``, ``infra.compare``, ``infra.failures``,
-``infra.sweep``, ``infra.diff_designs``, ``infra.export``, ``infra.frame``.
+``infra.sweep``, ``infra.diff_designs``, ``infra.export``, ``infra.collectives``,
+``infra.frame``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 _API = ("Comparison", "CostAssumptions", "DesignAnalysis", "FailureReview", "ResolvedDesign",
-        "SweepResult", "analyze", "compare", "diff_designs", "export", "failures", "frame",
+        "SweepResult", "analyze", "collectives", "compare", "diff_designs", "export",
+        "failures", "frame",
         "load_catalog", "load_design", "sweep")
 
 

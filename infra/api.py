@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from infra.sweeps import SweepResult
 
 __all__ = ["Comparison", "CostAssumptions", "DesignAnalysis", "FailureReview",
-           "ResolvedDesign", "SweepResult", "analyze", "compare", "diff_designs",
+           "ResolvedDesign", "SweepResult", "analyze", "collectives", "compare", "diff_designs",
            "export", "failures", "frame", "load_catalog", "load_design", "sweep"]
 
 # Imported on first use: ``infra.analyze`` needs neither the comparison nor the failure
@@ -141,6 +141,43 @@ def export(design: ResolvedDesign | Path | str, to: str, output: Path | str | No
     if output is not None:
         write_export(ex, output)
     return ex
+
+
+def collectives(design: ResolvedDesign | Path | str, ops=None, gpus=(), sizes=None,
+                algorithms=None, partition: int | None = None, catalog: Catalog | None = None):
+    """Predicted collective performance (``infra collectives``).
+
+    Parameters
+    ----------
+    design : ResolvedDesign or path
+    ops : op names, default all (all_reduce, all_gather, reduce_scatter, all_to_all,
+        broadcast)
+    gpus : job sizes in GPUs, default 8 / one domain / two domains / the whole design
+    sizes : message sizes in bytes (nccl-tests' size), default 1 MiB to 16 GiB in powers of 4
+    algorithms : restrict NCCL's choice, e.g. ``{"Ring", "Tree"}`` (as ``NCCL_ALGO``)
+    partition : GPUs per NVLink partition when domains are split (NVL72 run as NVL8s)
+
+    Returns
+    -------
+    list of CollectiveRow
+        ``op, gpus, nodes, size_bytes, algorithm, protocol, busbw_gbyte_s,
+        algbw_gbyte_s, time_s, bottleneck, placement`` (``.as_dict()`` for each).
+
+    Examples
+    --------
+    >>> import infra
+    >>> r = infra.collectives("designs/dgx_h100_su.yaml", ops=["all_reduce"], gpus=[8],
+    ...                       sizes=[8 * 2**30])[0]
+    >>> r.algorithm, round(r.busbw_gbyte_s)
+    ('NVLS', 481)
+    """
+    from infra.analysis.perf.algorithms import OPS
+    from infra.analysis.perf.collectives import DEFAULT_SIZES
+    from infra.analysis.perf.collectives import collectives as _collectives
+
+    rd = design if isinstance(design, ResolvedDesign) else load_design(design, catalog)
+    return _collectives(rd, ops or OPS, gpus or (), sizes or DEFAULT_SIZES, algorithms,
+                        partition)
 
 
 def frame(rows: list[dict[str, Any]]):

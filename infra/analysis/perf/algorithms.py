@@ -84,14 +84,14 @@ def job_bandwidth(t: DesignTiers, m: CollectiveModel, pl: Placement) -> JobBandw
     """Per-GPU scale-up and network bandwidths (GB/s) for ``pl`` on ``t``."""
     if t.scale_up_topology == "mesh":
         links = min(t.links_per_gpu, pl.ppn - 1)
-        up_label = f"xGMI/mesh links ({links} x {m.scale_up_link_gbyte_s:g} GB/s per GPU)"
+        up_label = f"mesh links per GPU ({links} x {m.scale_up_link_gbyte_s:g} GB/s)"
     else:
         links = t.links_per_gpu
         up_label = f"NVLink per GPU ({links} x {m.scale_up_link_gbyte_s:g} GB/s)"
     up = links * m.scale_up_link_gbyte_s
     over = pl.oversubscription
     net = t.net_gbit_s_effective / 8 * m.net_efficiency / over
-    label = f"network per GPU ({t.net_gbit_s_effective:g} Gb/s x {m.net_efficiency:g}"
+    label = f"NIC per GPU ({t.net_gbit_s_effective:g} Gb/s x {m.net_efficiency:g}"
     if t.net_gbit_s_effective < t.net_gbit_s_nominal - 1e-9:
         label += f", PCIe-limited from {t.net_gbit_s_nominal:g}"
     label += ")"
@@ -99,7 +99,10 @@ def job_bandwidth(t: DesignTiers, m: CollectiveModel, pl: Placement) -> JobBandw
         label = f"{pl.top_tier} uplinks {over:g}:1 ({t.net_gbit_s_effective / over:g} Gb/s per GPU)"
     nic = min(t.nic_gbit_s or t.net_gbit_s_effective, t.net_gbit_s_effective) / 8 \
         * m.net_efficiency / over
-    nic_label = f"one NIC per GPU for all-to-all ({min(t.nic_gbit_s or 1e18, t.net_gbit_s_effective):g} Gb/s)"
+    nic_label = f"one NIC per GPU ({min(t.nic_gbit_s or 1e18, t.net_gbit_s_effective):g} Gb/s"
+    if t.net_gbit_s_effective < t.net_gbit_s_nominal - 1e-9:
+        nic_label += f", PCIe-limited from {t.net_gbit_s_nominal:g}"
+    nic_label += ")"
     if over > 1:
         nic_label = label
     return JobBandwidth(up, up_label, net, label, nic, nic_label)
@@ -130,8 +133,8 @@ def candidates(op: str, t: DesignTiers, m: CollectiveModel, pl: Placement,
             a, why = _min((bw.up / 2, bw.up_label) if p > 1 else None, (tree_net, bw.net_label))
             sim["Tree"] = (a * f, why)  # efficiency per protocol below
         nvls_bus = (m.nvls_busbw_per_line or 0) * t.up_line_gbyte_s
-        nvls_label = (f"NVLS in the NVLink switches ({m.nvls_busbw_per_line or 0:g} x "
-                      f"{t.up_line_gbyte_s:g} GB/s line rate)")
+        nvls_label = (f"NVLS in NVSwitch ({m.nvls_busbw_per_line or 0:g} x "
+                      f"{t.up_line_gbyte_s:g} GB/s)")
         if nvls_ok and big_n == 1:
             sim["NVLS"] = (nvls_bus, nvls_label)
         if nvls_ok and big_n > 1:
@@ -140,7 +143,7 @@ def candidates(op: str, t: DesignTiers, m: CollectiveModel, pl: Placement,
             sim["NVLSTree"] = (a * f, why)
         if big_n > 1 and t.tiers and all(x.in_network_reduction for x in t.tiers):
             a, why = _min((bw.up / (2 * (p - 1) / p), bw.up_label) if p > 1 else None,
-                          (p * bw.net, bw.net_label + ", reduced in SHARP switches"))
+                          (p * bw.net, bw.net_label + " into SHARP"))
             sim["CollNet"] = (a * m.collnet_efficiency * f, why)
     elif op in ("all_gather", "reduce_scatter") and p == 1 and big_n > 1:
         sim["PAT"] = (bw.net * m.pat_efficiency, bw.net_label)

@@ -1,0 +1,55 @@
+"""``infra collectives`` output: the predicted rows as a table, JSON or CSV.
+
+JSON: ``{"design": ..., "rows": [{"op", "gpus", "nodes", "size_bytes", "algorithm",
+"protocol", "busbw_gbyte_s", "algbw_gbyte_s", "time_s", "bottleneck", "placement"}]}``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from infra.reports.tabular import to_csv
+from infra.reports.terminal import table
+
+_UNITS = ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"))
+
+
+def human_bytes(n: int) -> str:
+    """``8 GiB``, ``1 MiB``, ``134217728 B`` for sizes that are not a whole unit.
+
+    Examples
+    --------
+    >>> human_bytes(8 * 2**30), human_bytes(1000)
+    ('8 GiB', '1000 B')
+    """
+    for unit, name in _UNITS:
+        if n >= unit and n % unit == 0:
+            return f"{n // unit} {name}"
+    return f"{n} B"
+
+
+def _view(r: dict) -> dict:
+    t = r["time_s"]
+    return {"op": r["op"], "gpus": r["gpus"], "nodes": r["nodes"],
+            "size": human_bytes(r["size_bytes"]), "algorithm": r["algorithm"],
+            "protocol": r["protocol"], "busbw GB/s": round(r["busbw_gbyte_s"], 1),
+            "algbw GB/s": round(r["algbw_gbyte_s"], 1),
+            "time": f"{t * 1e3:.3f} ms" if t >= 1e-3 else f"{t * 1e6:.1f} us",
+            "bottleneck": r["bottleneck"]}
+
+
+def render_collectives(design: str, rows: list[dict], fmt: str) -> str:
+    """The rows of :func:`infra.analysis.perf.collectives` (as dicts) in ``fmt``."""
+    if fmt == "json":
+        return json.dumps({"design": design, "rows": rows}, indent=2) + "\n"
+    if fmt == "csv":
+        return to_csv(rows)
+    out = [design]
+    placements = dict.fromkeys((r["gpus"], r["placement"]) for r in rows)
+    for g, p in placements:
+        out.append(f"  {g:,} GPUs: {p}")
+    out.append(table([_view(r) for r in rows]))
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["human_bytes", "render_collectives"]
