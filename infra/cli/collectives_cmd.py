@@ -42,7 +42,7 @@ ALGOS = ("Ring", "Tree", "NVLS", "NVLSTree", "CollNet", "PAT")
 
 
 @click.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path), required=False)
 @click.option("--op", "ops", multiple=True, type=click.Choice(OPS),
               help="Collective (repeatable); default: all five.")
 @click.option("--gpus", multiple=True, type=click.IntRange(2, 10**12),
@@ -57,14 +57,26 @@ ALGOS = ("Ring", "Tree", "NVLS", "NVLSTree", "CollNet", "PAT")
               help="GPUs per NVLink partition when domains are split (an NVL72 run as NVL8s).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True)
+@click.option("--validate", is_flag=True,
+              help="Instead of a design: predict every published nccl-tests/rccl-tests run "
+                   "the model is checked against, beside its measured busbw.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
-def collectives(file, ops, gpus, sizes, algos, partition, fmt, catalog_dir) -> None:
+def collectives(file, ops, gpus, sizes, algos, partition, fmt, validate, catalog_dir) -> None:
     """Predict all-reduce, all-gather, reduce-scatter, all-to-all and broadcast on design
     FILE: algorithm and protocol NCCL would choose, bus and algorithm bandwidth, time,
     and the link that binds."""
     from infra.api import collectives as predict
     from infra.models.catalog import load_catalog
-    from infra.reports.collectives_text import render_collectives
+    from infra.reports.collectives_text import render_collectives, render_validation
+
+    if validate:
+        from infra.analysis.perf.published import summary, validate as run, validation_rows
+
+        checks = run(load_catalog(catalog_dir))
+        click.echo(render_validation(validation_rows(checks), summary(checks), fmt), nl=False)
+        return
+    if file is None:
+        raise click.UsageError("give a design FILE (or --validate)")
 
     rows = predict(file, ops=ops, gpus=gpus, sizes=sizes, algorithms=algos or None,
                    partition=partition, catalog=load_catalog(catalog_dir))

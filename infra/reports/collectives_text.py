@@ -30,9 +30,9 @@ def human_bytes(n: int) -> str:
 
 def _view(r: dict) -> dict:
     t = r["time_s"]
-    return {"op": r["op"], "gpus": r["gpus"], "nodes": r["nodes"],
-            "size": human_bytes(r["size_bytes"]), "algorithm": r["algorithm"],
-            "protocol": r["protocol"], "busbw GB/s": round(r["busbw_gbyte_s"], 1),
+    return {"op": r["op"], "gpus": r["gpus"], "size": human_bytes(r["size_bytes"]),
+            "algorithm": f"{r['algorithm']} {r['protocol']}",
+            "busbw GB/s": round(r["busbw_gbyte_s"], 1),
             "algbw GB/s": round(r["algbw_gbyte_s"], 1),
             "time": f"{t * 1e3:.3f} ms" if t >= 1e-3 else f"{t * 1e6:.1f} us",
             "bottleneck": r["bottleneck"]}
@@ -52,4 +52,21 @@ def render_collectives(design: str, rows: list[dict], fmt: str) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["human_bytes", "render_collectives"]
+def render_validation(rows: list[dict], summary: dict, fmt: str) -> str:
+    """The published cases beside their predictions, and the error summary."""
+    if fmt == "json":
+        return json.dumps({"summary": summary, "rows": rows}, indent=2) + "\n"
+    if fmt == "csv":
+        return to_csv(rows)
+    view = [{"case": r["case"], "measured": r["measured_busbw_gbyte_s"],
+             "predicted": round(r["predicted_busbw_gbyte_s"], 1), "error %": r["error_pct"],
+             "algorithm": r["algorithm"], "role": r["role"]} for r in rows]
+    s = summary
+    return (table(view) + "\n" +
+            f"  {s['cases']} cases: median |error| {s['median_pct']} %, max {s['max_pct']} %; "
+            f"{s['held_out']} held out: median {s['held_out_median_pct']} %, "
+            f"max {s['held_out_max_pct']} %; {s['known_misses']} known miss(es) outside "
+            "the targets\n")
+
+
+__all__ = ["human_bytes", "render_collectives", "render_validation"]

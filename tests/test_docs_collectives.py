@@ -1,0 +1,63 @@
+"""Docs cannot drift: every `infra collectives` block in the README and the collectives
+guide is the command's real output, and the figures the prose quotes come from it."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+
+DOCS = {"README.md": "120", "docs/guides/collectives.md": "100"}  # file -> COLUMNS it uses
+
+
+def blocks(text: str) -> list[tuple[str, str]]:
+    """(command, output) of every ```text block that starts with ``$ infra collectives``."""
+    out = []
+    for body in re.findall(r"```text\n(.*?)```", text, re.S):
+        first, _, rest = body.partition("\n")
+        if first.startswith("$ infra collectives"):
+            out.append((first[2:], rest))
+    return out
+
+
+def run(command: str, columns: str) -> str:
+    from infra.cli.main import cli
+
+    r = CliRunner().invoke(cli, shlex.split(command)[1:], obj={}, env={"COLUMNS": columns})
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+@pytest.mark.parametrize("doc", sorted(DOCS))
+def test_blocks_are_the_commands_output(doc, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    found = blocks((ROOT / doc).read_text(encoding="utf-8"))
+    assert found, f"{doc} has no infra collectives block"
+    for command, shown in found:
+        assert run(command, DOCS[doc]) == shown, command
+
+
+def test_readme_prose_quotes_the_model():
+    from infra.analysis.perf import collectives
+    from infra.analysis.perf.published import summary, validate
+    from infra.models.resolve import load_design
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    s = summary(validate())
+    total = s["cases"] + s["known_misses"]
+    assert (f"against {total} published nccl-tests/rccl-tests runs (median error "
+            f"{s['median_pct']} %, max {s['max_pct']} % on {s['cases']} of them; "
+            f"{'one' if s['known_misses'] == 1 else s['known_misses']} known miss") \
+        in " ".join(text.split())
+    for design in ("aws_nvl36x2_cluster", "gb200_nvl72_576"):
+        rd = load_design(ROOT / "designs" / f"{design}.yaml")
+        (far,) = collectives(rd, ops=("all_to_all",), gpus=(576,), sizes=(8 * 2**30,))
+        (near,) = collectives(rd, ops=("all_to_all",), gpus=(72,), sizes=(8 * 2**30,))
+        (ar,) = collectives(rd, ops=("all_reduce",), gpus=(72,), sizes=(8 * 2**30,))
+        assert f"{far.busbw_gbyte_s:.1f} GB/s busbw on both" in text
+        assert f"NVLink's {int(near.busbw_gbyte_s)} GB/s" in text
+        assert f"~{round(ar.busbw_gbyte_s)} GB/s" in " ".join(text.split())
