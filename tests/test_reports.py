@@ -114,7 +114,9 @@ def test_charts_diagrams_sources(aws_reports):
     import zipfile
 
     names = zipfile.ZipFile(out / "aws.xlsx").namelist()
-    assert len([n for n in names if n.startswith("xl/charts/chart")]) == 3
+    # 3 (power, FLOPS, blast radius) + 5 collectives charts (one per op: all-reduce,
+    # all-gather, reduce-scatter, all-to-all, broadcast)
+    assert len([n for n in names if n.startswith("xl/charts/chart")]) == 3 + 5
     # blast-radius chart data: most severe first; a domain split without lost GPUs is named
     ch = wb["Charts"]
     labels = [c.value for c in ch["T"][1:] if c.value]

@@ -107,8 +107,34 @@ class DesignAnalysis:
             m["capex_completeness_fraction"] = _r(c.completeness)
         lost = max((b.gpus_lost for b in self.blast), default=0)
         m["worst_single_failure_gpus"] = lost
+        m.update(self._collective_figures())
         m.update(self.extra_metrics)
         return m
+
+    def _collective_figures(self) -> dict[str, float | None]:
+        """Predicted all-reduce busbw at 8 GiB in one domain and over the whole design
+        (:mod:`infra.analysis.perf`), computed once."""
+        figs = self.__dict__.get("_collectives")
+        if figs is None:
+            from infra.analysis.perf.collectives import key_figures
+
+            figs = self.__dict__["_collectives"] = key_figures(self.rd, self.bandwidth,
+                                                               self.fabrics)
+        return figs
+
+    def _collective_rows(self) -> list[dict]:
+        """Predicted collectives at the default job and message sizes (``infra
+        collectives``'s rows, without the placement text); none without a model."""
+        from infra.analysis.perf.collectives import collectives
+        from infra.analysis.perf.inputs import design_tiers
+
+        if design_tiers(self.rd, self.bandwidth, self.fabrics).model is None:
+            return []
+        return [{"op": r.op, "gpus": r.gpus, "nodes": r.nodes, "size_bytes": r.size_bytes,
+                 "algorithm": r.algorithm, "protocol": r.protocol,
+                 "busbw_gbyte_s": r.busbw_gbyte_s, "algbw_gbyte_s": r.algbw_gbyte_s,
+                 "time_s": r.time_s, "bottleneck": r.bottleneck}
+                for r in collectives(self.rd)]
 
     def tables(self) -> dict[str, list[dict]]:
         t = {
@@ -171,6 +197,7 @@ class DesignAnalysis:
             "flops_by_precision": self._flops_rows(),
             "rack_elevation": elevation_run_rows(rack_elevations(self.rd, self.power)
                                                  + network_elevations(self.rd)),
+            "collectives": self._collective_rows(),
             "assumptions": self._assumptions(),
         }
         t.update(self.extra_tables)

@@ -15,10 +15,21 @@ Inventory layout (one directory per host, named by its host name):
   DIR/<host>/topo-m.txt         nvidia-smi topo -m        (optional)
   DIR/<host>/nvlink-s.txt       nvidia-smi nvlink -s      (optional)
   DIR/<host>/nccl-topo.xml      NCCL_TOPO_DUMP_FILE       (optional)
-  DIR/<host>/lspci-tv.txt       lspci -tvnn               (optional)"""
+  DIR/<host>/lspci-tv.txt       lspci -tvnn               (optional)
+  DIR/nccl-tests/*.txt          nccl-tests / rccl-tests stdout, e.g.
+                                all_reduce_perf -b 8 -e 8G -f 2 -g 8 (optional)"""
+
+CALIBRATE = """\b
+nccl-tests logs: each row is shown beside the prediction for the same op, GPU count and
+size; a row of 1 GiB or more over 15 % below it is an error (collective-slow).
+--calibrate fits the collective model's factors to those rows and writes
+OUTDIR/<design>-calibrated-catalog/: a copy of the catalog in use with the model's
+file (collectives/<slug>.yaml, same slug) replaced. A slug may be defined once per
+catalog, so use that directory in place of the shipped one:
+  infra collectives DESIGN --catalog OUTDIR/<design>-calibrated-catalog"""
 
 
-@click.command(epilog=LAYOUT)
+@click.command(epilog=LAYOUT + "\n\n" + CALIBRATE)
 @click.argument("design_file", type=click.Path(path_type=Path))
 @click.option("--inventory", "inventory", required=True, type=click.Path(path_type=Path),
               help="Inventory directory (layout below).")
@@ -33,24 +44,70 @@ Inventory layout (one directory per host, named by its host name):
               help="Also write a report file (repeatable).")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True, help="Directory for reports.")
+@click.option("--calibrate", is_flag=True,
+              help="Fit the collective model to INVENTORY/nccl-tests and write a calibrated "
+                   "catalog directory under OUTDIR (below).")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
-def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir, catalog_dir) -> None:
-    """Compare an installed cluster (INVENTORY dumps) with DESIGN_FILE.
+def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir, calibrate,
+         catalog_dir) -> None:
+    """Compare an installed cluster (INVENTORY dumps, nccl-tests logs) with DESIGN_FILE.
 
     Exit code 1 when a finding of severity error exists (a bring-up gate), 2 on bad input.
     """
-    from infra.ingest.diff import diff_file
+    from infra.ingest.diff import diff_inventory
+    from infra.ingest.inventory import load_inventory
+    from infra.ingest.nccl_tests import load_nccl_tests
     from infra.models.catalog import load_catalog
+    from infra.models.resolve import load_design
     from infra.reports.diff_report import render, write_diff
 
-    res = diff_file(design_file, inventory, load_catalog(catalog_dir), host_pattern, expect_all)
+    rd = load_design(design_file, load_catalog(catalog_dir))
+    inv = load_inventory(inventory)
+    runs = load_nccl_tests(inventory)
+    res = diff_inventory(rd, inv, host_pattern, expect_all, runs)
+    cal = None
+    if calibrate:
+        from infra.ingest.calibrate import calibrate as fit
+
+        cal = fit(rd, res.collectives, runs)  # before any output: a failed fit exits 2 alone
     data = res.as_dict()
     click.echo(render(data, fmt), nl=False)
     for rep in dict.fromkeys(reports):
         path = write_diff(data, Path(outdir) / f"{Path(design_file).stem}-diff.{rep}", rep)
         click.echo(f"wrote {path}", err=True)
+    if cal is not None:
+        _write_calibration(cal, rd, catalog_dir, Path(outdir) / f"{Path(design_file).stem}"
+                                                                "-calibrated-catalog")
     if res.errors:
         sys.exit(1)
+
+
+def _write_calibration(cal, rd, catalog_dir, target: Path) -> None:
+    """Write the calibrated catalog directory and check that it loads with the fitted model."""
+    from infra.errors import InfraError, display_path
+    from infra.ingest.calibrate import calibrated_catalog
+    from infra.models.catalog import catalog_dirs, load_catalog
+    from infra.reports.atomic import write_text_atomic
+
+    files = calibrated_catalog(rd.catalog, catalog_dirs(catalog_dir), cal)
+    model_file = next((rel for rel, text in files.items() if text is cal.text), cal.slug)
+    for rel, text in files.items():
+        write_text_atomic(target / rel, text)
+    check = load_catalog(target).get(cal.slug, "collective_model")
+    if any(getattr(check, f.field) != f.fitted for f in cal.fits):
+        raise InfraError("the calibrated catalog does not read back with the fitted figures",
+                         file=str(target / model_file),
+                         hint="another file in the directory defines the same slug; remove it")
+    where = display_path(target)
+    click.echo(f"wrote {where}/ ({len(files)} catalog files; {model_file} calibrated)", err=True)
+    for f in cal.fits:
+        click.echo(f"calibrated {cal.slug}: {f.field} {f.shipped:g} -> {f.fitted:g} "
+                   f"({f.rows} row(s), median measured/predicted {f.median_ratio:g})", err=True)
+    click.echo(f"median |measured/predicted - 1| of the rows: {cal.rows_before * 100:.1f} % "
+               f"shipped, {cal.rows_after * 100:.1f} % calibrated", err=True)
+    for note in cal.notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"use it: --catalog {where} (in place of the shipped catalog)", err=True)
 
 
 @click.command(epilog=LAYOUT)

@@ -21,19 +21,22 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from infra.ingest.diff_collectives import check_runs
 from infra.ingest.diff_domain import domain_findings
 from infra.ingest.diff_fabric import fabric_findings
 from infra.ingest.diff_node import node_findings
 from infra.ingest.findings import SEVERITIES, Coverage, DiffResult, Finding
 from infra.ingest.inventory import load_inventory
 from infra.ingest.model import Inventory
+from infra.ingest.nccl_tests import NcclTestRun, load_nccl_tests
 from infra.ingest.slots import DEFAULT_HOST_PATTERN, design_nodes
 from infra.models.catalog import Catalog
 from infra.models.resolve import ResolvedDesign, load_design
 
 
 def diff_inventory(rd: ResolvedDesign, inv: Inventory,
-                   host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False) -> DiffResult:
+                   host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False,
+                   runs: tuple[NcclTestRun, ...] = ()) -> DiffResult:
     """Every deviation of ``inv`` from ``rd``.
 
     Parameters
@@ -46,11 +49,16 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
     expect_all : bool
         Every design node must have dumps: one ``node-missing`` error per node without
         (a whole-cluster gate); default: count them in the coverage only.
+    runs : tuple of NcclTestRun
+        nccl-tests logs of the inventory (:func:`infra.ingest.nccl_tests.load_nccl_tests`):
+        each row is reported beside its prediction, slow runs are findings
+        (:mod:`infra.ingest.diff_collectives`).
 
     Returns
     -------
     DiffResult
-        Findings sorted by severity, rack, U and node; coverage figures.
+        Findings sorted by severity, rack, U and node; coverage figures; measured vs
+        predicted collective rows.
     """
     dnodes = design_nodes(rd, host_pattern)
     by_host = {d.host: d for d in dnodes}
@@ -86,16 +94,21 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
                                 f"(e.g. {dnodes[0].host}..{dnodes[-1].host})" if dnodes else "-",
                                 f"host {host!r}", "not checked: no design position",
                                 inv.root))
+    checks, coll_findings, coll_notes = check_runs(rd, runs) if runs else ((), [], [])
+    findings += coll_findings
+    notes = list(notes) + coll_notes
     findings.sort(key=lambda f: (SEVERITIES.index(f.severity), f.rack or "", f.node or "",
                                  f.check, f.gpu or "", f.port or ""))
     cov = Coverage(len(dnodes), len(pairs), tuple(unknown), sum(len(n.gpus) for _, n in pairs),
                    len(inv.ports), tuple(table))
     return DiffResult(rd.name, str(rd.file), inv.root, host_pattern, tuple(findings), cov,
-                      tuple(notes))
+                      tuple(notes), checks)
 
 
 def diff_file(design: Path | str, inventory: Path | str, catalog: Catalog | None = None,
               host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False) -> DiffResult:
-    """Load ``design`` and ``inventory`` and diff them (the ``infra diff`` API)."""
-    return diff_inventory(load_design(design, catalog), load_inventory(inventory), host_pattern,
-                          expect_all)
+    """Load ``design`` and ``inventory`` (with its nccl-tests logs) and diff them (the
+    ``infra diff`` API)."""
+    inv = load_inventory(inventory)
+    return diff_inventory(load_design(design, catalog), inv, host_pattern, expect_all,
+                          load_nccl_tests(inventory))

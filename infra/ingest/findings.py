@@ -46,6 +46,7 @@ class DiffResult:
     findings: tuple[Finding, ...]
     coverage: Coverage
     notes: tuple[str, ...] = field(default=())
+    collectives: tuple = field(default=())  # measured vs predicted (diff_collectives.CollectiveCheck)
 
     @property
     def errors(self) -> int:
@@ -63,9 +64,11 @@ class DiffResult:
                             "design_nodes": self.coverage.design_nodes,
                             "inspected_nodes": self.coverage.inspected_nodes,
                             "gpus_seen": self.coverage.gpus_seen,
-                            "fabric_links_seen": self.coverage.fabric_links_seen},
+                            "fabric_links_seen": self.coverage.fabric_links_seen,
+                            "collective_rows": len(self.collectives)},
                 "unknown_hosts": list(self.coverage.unknown_hosts),
                 "switch_map": [{"guid": g, "description": d, "design_leaf": l}
                                for g, d, l in self.coverage.switch_map],
                 "findings": [f.as_dict() for f in self.findings],
+                "collectives": [c.as_dict() for c in self.collectives],
                 "notes": list(self.notes)}

@@ -11,6 +11,7 @@ Layout (one directory per host, named by its host name; the fabric files at the 
         nvlink-s.txt           # `nvidia-smi nvlink -s`          (optional)
         nccl-topo.xml          # NCCL_TOPO_DUMP_FILE             (optional)
         lspci-tv.txt           # `lspci -tvnn`                   (optional)
+      nccl-tests/              # nccl-tests stdout, *.txt (read by infra.ingest.nccl_tests)
 
 Examples
 --------
@@ -30,6 +31,7 @@ from infra.ingest.ibnet import IbFabric, parse_guid_map, parse_ibnet
 from infra.ingest.model import BuiltGpu, BuiltNic, BuiltNode, FabricPort, Inventory
 from infra.ingest.lspci import parse_lspci
 from infra.ingest.nccl import NcclTopo, parse_nccl_topo
+from infra.ingest.nccl_tests import DIRECTORY as NCCL_TESTS_DIR
 from infra.ingest.smi_text import NvlinkGpu, TopoMatrix, parse_nvlink, parse_topo
 from infra.ingest.smi_xml import SmiGpu, parse_smi_xml
 
@@ -56,12 +58,14 @@ def load_inventory(root: Path | str) -> Inventory:
         raise InventoryError("inventory directory not found", file=str(root),
                              hint="pass a directory with one sub-directory per host")
     nodes = tuple(_node(d) for d in sorted(p for p in root.iterdir() if p.is_dir()
-                                           and not p.name.startswith(".")))
+                                           and not p.name.startswith(".")
+                                           and p.name != NCCL_TESTS_DIR))
     ib = _first(root, IB_FILES)
     gmap = _first(root, GUID_MAP_FILES)
     fabric = parse_ibnet(ib, parse_guid_map(gmap) if gmap else None) if ib else None
-    if not nodes and fabric is None:
-        raise InventoryError("no host directories and no ibnetdiscover.txt", file=str(root),
+    if not nodes and fabric is None and not (root / NCCL_TESTS_DIR).is_dir():
+        raise InventoryError("no host directories, no ibnetdiscover.txt and no nccl-tests/",
+                             file=str(root),
                              hint="see `infra diff --help` for the directory layout")
     ports, unmapped = _ports(fabric) if fabric else ((), ())
     return Inventory(str(root), nodes, fabric, ports, unmapped)

@@ -12,6 +12,9 @@ from infra.reports.tabular import to_csv
 
 COLUMNS = ["severity", "check", "rack", "u", "node", "gpu", "port", "expected", "found", "cost",
            "source"]
+COLLECTIVE_COLUMNS = ["file", "line", "op", "gpus", "nodes", "size_bytes", "measured_busbw_gbyte_s",
+                      "busbw_out_of_place", "busbw_in_place", "predicted_busbw_gbyte_s", "ratio",
+                      "status", "algorithm", "bottleneck", "binds", "note"]
 
 
 def where(f: dict[str, Any]) -> str:
@@ -42,8 +45,64 @@ def render_text(data: dict[str, Any]) -> str:
                 for s in data["switch_map"]]
     if data["unknown_hosts"]:
         out += ["", "hosts not in the design: " + ", ".join(data["unknown_hosts"])]
+    if data.get("collectives"):
+        out += ["", f"nccl-tests: measured vs predicted busbw ({collective_rule()})"]
+        out += collective_text(data["collectives"])
     out += [f"note: {n}" for n in data["notes"]]
     return "\n".join(out) + "\n"
+
+
+def collective_rule() -> str:
+    from infra.ingest.diff_collectives import JUDGE_MIN_BYTES, SLOW_BELOW
+    from infra.ingest.nccl_tests import format_bytes
+
+    return (f"rows of {format_bytes(JUDGE_MIN_BYTES)} and more are judged; slow: more than "
+            f"{SLOW_BELOW * 100:.0f} % below the prediction")
+
+
+def collective_groups(checks: list[dict[str, Any]]) -> dict[tuple, list[dict[str, Any]]]:
+    """Rows by (log file, op, GPUs), in log order."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for c in checks:
+        groups.setdefault((c["file"], c["op"], c["gpus"]), []).append(c)
+    return groups
+
+
+def collective_rows(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One display row per measured nccl-tests row of one run (text and markdown)."""
+    from infra.ingest.nccl_tests import format_bytes
+
+    rows = []
+    for c in checks:
+        pred = c["predicted_busbw_gbyte_s"]
+        rows.append({"size": format_bytes(c["size_bytes"]),
+                     "measured GB/s": round(c["measured_busbw_gbyte_s"], 2),
+                     "predicted GB/s": round(pred, 1) if pred is not None else None,
+                     "ratio": f"{c['ratio']:.3f}" if c["ratio"] is not None else None,
+                     "status": c["status"], "predicted": c["algorithm"],
+                     "bound by": c["bottleneck"]})
+    return rows
+
+
+def _run_title(key: tuple, rows: list[dict[str, Any]]) -> str:
+    file, op, gpus = key
+    title = f"{Path(file).name}: {op} on {gpus} GPUs"
+    if rows[0]["status"] == "not comparable":
+        title += f", not comparable: {rows[0]['note']}"
+    return title
+
+
+def collective_text(checks: list[dict[str, Any]]) -> list[str]:
+    from infra.reports.terminal import table
+
+    out = []
+    for key, rows in collective_groups(checks).items():
+        out += ["", "  " + _run_title(key, rows)]
+        if rows[0]["status"] != "not comparable":
+            out.append(table(collective_rows(rows)))
+        else:
+            out.append("  sizes " + ", ".join(r["size"] for r in collective_rows(rows)))
+    return out
 
 
 def render(data: dict[str, Any], fmt: str) -> str:
@@ -74,6 +133,13 @@ def to_markdown(data: dict[str, Any]) -> str:
         out += ["", "## Switches identified by their cables", "", "| GUID | description | design leaf |",
                 "|---|---|---|"]
         out += [f"| 0x{s['guid']} | {s['description']} | {s['design_leaf']} |" for s in data["switch_map"]]
+    if data.get("collectives"):
+        from infra.reports.markdown import md_table
+
+        out += ["", "## nccl-tests: measured vs predicted busbw", "", f"Rule: {collective_rule()}."]
+        for key, rows in collective_groups(data["collectives"]).items():
+            out += ["", f"**{_run_title(key, rows)}**", "",
+                    md_table(collective_rows(rows), headers=False).rstrip("\n")]
     if data["notes"]:
         out += [""] + [f"- {n}" for n in data["notes"]]
     return "\n".join(out) + "\n"
@@ -87,7 +153,8 @@ def write_diff(data: dict[str, Any], path: Path, fmt: str) -> Path:
 
 
 def build_workbook(data: dict[str, Any]):
-    """A ``Diff`` sheet (one row per finding) and a ``Coverage`` sheet."""
+    """A ``Diff`` sheet (one row per finding), a ``Coverage`` sheet and, with nccl-tests
+    logs, a ``Collectives`` sheet (measured vs predicted rows)."""
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
@@ -112,4 +179,12 @@ def build_workbook(data: dict[str, Any]):
     cov.append(["host_pattern", data["host_pattern"]])
     for s in data["switch_map"]:
         cov.append([f"switch 0x{s['guid']} ({s['description']})", s["design_leaf"]])
+    if data.get("collectives"):
+        ws = wb.create_sheet("Collectives")
+        ws.append(COLLECTIVE_COLUMNS)
+        for c in data["collectives"]:
+            ws.append([c.get(k) for k in COLLECTIVE_COLUMNS])
+        for cell in ws[1]:
+            cell.font = Font(bold=True)
+        ws.freeze_panes = "A2"
     return wb

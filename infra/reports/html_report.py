@@ -48,6 +48,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 td.unknown { color: var(--muted); font-style: italic; }
 figure { margin: 1em 0 2em; } figcaption { font-weight: 600; margin-bottom: .4em; }
 figure svg { max-width: 100%; height: auto; border: 1px solid var(--rule); }
+.chart { display: inline-block; max-width: 100%; }
+.chart svg { max-width: 100%; width: 640px; height: auto; }
 summary { cursor: pointer; color: var(--head); margin: .3em 0; }
 footer { color: var(--muted); font-size: .8em; margin-top: 3em; border-top: 1px solid var(--rule);
   padding-top: .5em; }
@@ -212,6 +214,8 @@ def design_html(data: dict[str, Any], diagrams: list[tuple[str, str, str]] = (),
             continue
         title = SHEET_NAMES.get(table, table.replace("_", " ").capitalize())
         body.append(section(title, rows, table))
+        if table == "collectives" and rows:
+            body.append(collective_figures(rows))
         nav.append((table, title))
     body.append(section("Assumptions and gaps", t.get("assumptions", []), "assumptions"))
     nav.append(("assumptions", "Assumptions"))
@@ -220,6 +224,20 @@ def design_html(data: dict[str, Any], diagrams: list[tuple[str, str, str]] = (),
         nav.append(("sources", "Sources"))
     meta = f"Design file <code>{esc(data['design']['source_file'])}</code>"
     return page(name, meta, body, nav, footer_text(name))
+
+
+def collective_figures(rows: list[dict]) -> str:
+    """One busbw-vs-size chart per collective (log x), a line per job size."""
+    from infra.reports.svg_chart import line_chart
+
+    by_op: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    for r in rows:
+        by_op.setdefault(r["op"], {}).setdefault(f"{r['gpus']:,} GPUs", []).append(
+            (r["size_bytes"], r["busbw_gbyte_s"]))
+    return "".join(
+        f'<div class="chart" id="collectives-{esc(op)}">'
+        + line_chart(f"{op.replace('_', '-')}: predicted bus bandwidth", series, "busbw GB/s")
+        + "</div>" for op, series in by_op.items())
 
 
 def failures_html(data: dict[str, Any]) -> str:

@@ -50,6 +50,8 @@ LABELS = {  # names whose plain reading would mislead
     "degraded_bandwidth_fraction": "Bandwidth kept by the worst degraded GPU",  # NIC or NVLink rows
     "largest_placeable_job_gpus": "Largest job in one NVLink domain",
     "worst_single_failure_gpus": "Worst single failure, GPUs lost",
+    "allreduce_busbw_8gib_domain_gbyte_s": "All-reduce 8 GiB busbw, one domain (predicted)",
+    "allreduce_busbw_8gib_design_gbyte_s": "All-reduce 8 GiB busbw, whole design (predicted)",
     "capex_priced_usd": "Capex, priced lines",
     "capex_unpriced_sku_count": "Unpriced SKUs",
     "power_unknown_parts_count": "Parts with unpublished power",

@@ -26,8 +26,9 @@ HEADLINE = [
     "scale_up_domain_gpus", "scale_up_gbyte_s_per_gpu", "scale_up_bisection_gbyte_s",
     "scale_up_domain_combined_memory_tbyte", "scale_up_max_oversubscription_ratio",
     "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
-    "front_end_gbit_s_per_tray", "pcie_max_oversubscription", "worst_single_failure_gpus",
-    "fabric_tiers", "leaf_switches", "spine_switches", "core_switches", "transceivers",
+    "front_end_gbit_s_per_tray", "pcie_max_oversubscription",
+    "allreduce_busbw_8gib_domain_gbyte_s", "allreduce_busbw_8gib_design_gbyte_s",
+    "worst_single_failure_gpus", "fabric_tiers", "leaf_switches", "spine_switches", "core_switches", "transceivers",
     "scale_out_bisection_tbit_s", "fabric_power_kw", "capex_priced_usd",
     "capex_unpriced_sku_count", "capex_scope", "capex_completeness_fraction",
 ]

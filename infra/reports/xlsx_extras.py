@@ -35,7 +35,8 @@ def add_charts(wb, data: dict) -> None:
     tables = data["tables"]
     plots = [c for c in LIVE_CHARTS if _plottable(tables.get(c[0]), c[1], c[2])]
     blast = [r for r in tables.get("blast_radius", []) if "component" in r]
-    if not plots and not blast:
+    coll = tables.get("collectives") or []
+    if not plots and not blast and not coll:
         return
     ws = wb.create_sheet("Charts", 1)
     row = 1
@@ -43,8 +44,47 @@ def add_charts(wb, data: dict) -> None:
         chart = _live_chart(wb, tables[table], table, cat, vals, title, unit, log)
         ws.add_chart(chart, f"A{row}")
         row += int(chart.height * 2) + 2
+    for chart in collective_charts(wb, coll):
+        ws.add_chart(chart, f"A{row}")
+        row += int(chart.height * 2) + 2
     if blast:
         _blast_chart(ws, blast, row)
+
+
+def collective_charts(wb, rows: list[dict]) -> list:
+    """One scatter chart per collective: busbw (GB/s) against message size (bytes, log
+    scale), one line per job size, each series a live range of the Collectives sheet
+    (its rows come grouped by op, then job size, then size)."""
+    from openpyxl.chart import Reference, ScatterChart, Series
+
+    if not rows or "busbw_gbyte_s" not in rows[0]:
+        return []
+    src = wb[sheet_name("collectives")]
+    cols = list(rows[0])
+    x_col, y_col = cols.index("size_bytes") + 1, cols.index("busbw_gbyte_s") + 1
+    runs: dict[str, list[tuple[int, int, int]]] = {}  # op -> [(gpus, first row, last row)]
+    for i, r in enumerate(rows, start=2):
+        series = runs.setdefault(r["op"], [])
+        if series and series[-1][0] == r["gpus"] and series[-1][2] == i - 1:
+            series[-1] = (r["gpus"], series[-1][1], i)
+        else:
+            series.append((r["gpus"], i, i))
+    charts = []
+    for op, series in runs.items():
+        chart = ScatterChart()
+        chart.title = f"{op.replace('_', '-')}: predicted bus bandwidth vs message size"
+        chart.style, chart.height, chart.width = 13, 8, 18
+        chart.x_axis.title, chart.y_axis.title = "message size (bytes, log scale)", "busbw GB/s"
+        chart.x_axis.scaling.logBase = 2
+        chart.x_axis.delete = chart.y_axis.delete = False
+        for gpus, first, last in series:
+            s = Series(Reference(src, min_col=y_col, min_row=first, max_row=last),
+                       Reference(src, min_col=x_col, min_row=first, max_row=last),
+                       title=f"{gpus:,} GPUs")
+            s.marker.symbol = "circle"
+            chart.series.append(s)
+        charts.append(chart)
+    return charts
 
 
 def _plottable(rows, cat: str, vals: list[str]) -> bool:

@@ -37,6 +37,7 @@ SHEET_NAMES = {
     "cabling": "Cabling",
     "flops_by_precision": "FLOPS by precision",
     "rack_elevation": "Rack elevation",
+    "collectives": "Collectives",
 }
 HEADER_FILL = "305496"
 WIDTH_ROWS = 1000  # rows measured for column widths

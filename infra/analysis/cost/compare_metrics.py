@@ -139,6 +139,8 @@ def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumption
               "scale_out_gbit_s_per_gpu_nominal", "scale_out_gbit_s_per_gpu_effective",
               "front_end_gbit_s_per_tray", "pcie_max_oversubscription"):
         out[k] = m[k]
+    for k in ("allreduce_busbw_8gib_domain_gbyte_s", "allreduce_busbw_8gib_design_gbyte_s"):
+        out[k] = m.get(k)  # predicted by infra.analysis.perf (None: no collective model)
     out.update(_blast(da))
     out["nvlink_switch_chips_per_gpu"] = _r(_div(bom.get("nvlink_switch_chip", 0), gpus))
     out["nics_per_gpu"] = _r(_div(bom.get("nic", 0), gpus))

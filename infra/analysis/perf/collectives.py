@@ -141,10 +141,11 @@ def collectives(rd: ResolvedDesign, ops: Iterable[str] = OPS, gpus: Iterable[int
     return [predict(t, op, pl, s, algos) for op in ops for pl in placements for s in sizes]
 
 
-def key_figures(rd: ResolvedDesign) -> dict[str, float | None]:
+def key_figures(rd: ResolvedDesign, bandwidth=None, fabrics=None) -> dict[str, float | None]:
     """All-reduce busbw at 8 GiB within one domain and across the whole design (GB/s);
-    None where the GPU has no collective model or the job is a single GPU."""
-    t = design_tiers(rd)
+    None where the GPU has no collective model or the job is a single GPU
+    (``bandwidth``, ``fabrics``: as :func:`~infra.analysis.perf.inputs.design_tiers`)."""
+    t = design_tiers(rd, bandwidth, fabrics)
     out: dict[str, float | None] = {"allreduce_busbw_8gib_domain_gbyte_s": None,
                                     "allreduce_busbw_8gib_design_gbyte_s": None}
     if t.model is None:

@@ -89,19 +89,23 @@ class Placement:
         return ", ".join(parts)
 
 
-def design_tiers(rd: ResolvedDesign) -> DesignTiers:
-    """Read the figures the collective model needs from ``rd`` (cached on the design)."""
+def design_tiers(rd: ResolvedDesign, bandwidth=None, fabrics=None) -> DesignTiers:
+    """Read the figures the collective model needs from ``rd`` (cached on the design).
+
+    ``bandwidth`` (:func:`~infra.analysis.network.bandwidth.design_bandwidth`) and
+    ``fabrics`` (:func:`~infra.analysis.network.fabric.design_fabrics`), when the caller
+    has them already (``infra design``), are used instead of being computed again."""
     cached = rd.__dict__.get("_perf_tiers")
     if cached is None:
-        cached = rd.__dict__["_perf_tiers"] = _tiers(rd)
+        cached = rd.__dict__["_perf_tiers"] = _tiers(rd, bandwidth, fabrics)
     return cached
 
 
-def _tiers(rd: ResolvedDesign) -> DesignTiers:
+def _tiers(rd: ResolvedDesign, bw, fabrics) -> DesignTiers:
     from infra.analysis.network.bandwidth import design_bandwidth
     from infra.analysis.network.fabric import design_fabrics
 
-    bw = design_bandwidth(rd)
+    bw = bw if bw is not None else design_bandwidth(rd)
     if not bw.domains:
         raise TopologyError("the design has no GPUs; collectives need at least one",
                             file=str(rd.file), path=("racks",))
@@ -113,7 +117,8 @@ def _tiers(rd: ResolvedDesign) -> DesignTiers:
     worst = bw.worst()
     tray_gpus = worst.gpus_per_tray if worst else 1
     nic = _largest_interface(bw, worst.tray if worst else None, worst.worst_gpu if worst else "")
-    fabrics = [f for f in design_fabrics(rd) if set(f.spec.networks) & set(SCALE_OUT)]
+    fabrics = [f for f in (fabrics if fabrics is not None else design_fabrics(rd))
+               if set(f.spec.networks) & set(SCALE_OUT)]
     f = max(fabrics, key=lambda x: x.gpus, default=None)
     tiers: tuple[FabricTier, ...] = ()
     leaf = pod = None

@@ -1,0 +1,91 @@
+"""Collectives in every report: key figures, the Collectives table, its charts (xlsx
+native scatter charts, HTML inline SVG), compare side by side, sweep objectives."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import openpyxl
+import yaml
+
+from conftest import DESIGNS
+
+
+def test_design_json_has_key_figures_and_table(run_cli, tmp_path):
+    r = run_cli("design", str(DESIGNS / "gb200_nvl72_576.yaml"), "--report", "json",
+                "-o", str(tmp_path), "--no-diagrams")
+    assert r.exit_code == 0, r.output
+    data = json.loads((tmp_path / "gb200_nvl72_576.json").read_text())
+    m, rows = data["metrics"], data["tables"]["collectives"]
+    # 5 ops x 4 job sizes (8, 72, 144, 576) x 8 message sizes (1 MiB .. 16 GiB)
+    assert len(rows) == 5 * 4 * 8
+    assert sorted({x["gpus"] for x in rows}) == [8, 72, 144, 576]
+    import infra
+
+    (one,) = infra.collectives(DESIGNS / "gb200_nvl72_576.yaml", ops=["all_reduce"], gpus=[72],
+                               sizes=[8 * 2**30])
+    (whole,) = infra.collectives(DESIGNS / "gb200_nvl72_576.yaml", ops=["all_reduce"],
+                                 gpus=[576], sizes=[8 * 2**30])
+    assert m["allreduce_busbw_8gib_domain_gbyte_s"] == one.busbw_gbyte_s
+    assert m["allreduce_busbw_8gib_design_gbyte_s"] == whole.busbw_gbyte_s
+
+
+def test_workbook_sheet_and_live_charts(run_cli, tmp_path):
+    r = run_cli("design", str(DESIGNS / "dgx_h100_su.yaml"), "--report", "xlsx",
+                "-o", str(tmp_path), "--no-diagrams")
+    assert r.exit_code == 0, r.output
+    path = tmp_path / "dgx_h100_su.xlsx"
+    ws = openpyxl.load_workbook(path)["Collectives"]
+    header = [c.value for c in ws[1]]
+    assert header[:4] == ["Op", "GPUs", "Nodes", "Size bytes"] or "op" in str(header[0]).lower()
+    assert ws.max_row == 1 + 5 * 3 * 8  # dgx_h100_su: jobs of 8 (= one domain), 16, 256
+    charts = [n for n in zipfile.ZipFile(path).namelist() if n.startswith("xl/charts/chart")]
+    xml = [zipfile.ZipFile(path).read(n).decode() for n in charts]
+    coll = [x for x in xml if "Collectives" in x]
+    assert len(coll) == 5  # one per op, each series a live range of the Collectives sheet
+    assert all('logBase val="2"' in x for x in coll)
+
+
+def test_html_has_one_chart_per_op(run_cli, tmp_path):
+    r = run_cli("design", str(DESIGNS / "mi300x_cluster.yaml"), "--report", "html",
+                "-o", str(tmp_path), "--no-diagrams")
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "mi300x_cluster.html").read_text()
+    for op in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast"):
+        start = page.index(f'<div class="chart" id="collectives-{op}">')
+        assert page[start:].index("<svg") < 80 and "1,024 GPUs" in page[start:start + 20000]
+
+
+def test_no_model_no_figures(run_cli, tmp_path):
+    r = run_cli("design", str(DESIGNS / "gaudi3_cluster.yaml"), "--report", "json",
+                "-o", str(tmp_path), "--no-diagrams")
+    assert r.exit_code == 0, r.output
+    data = json.loads((tmp_path / "gaudi3_cluster.json").read_text())
+    assert data["tables"]["collectives"] == []
+    assert data["metrics"]["allreduce_busbw_8gib_domain_gbyte_s"] is None
+
+
+def test_compare_side_by_side(run_cli):
+    r = run_cli("compare", str(DESIGNS / "dgx_h100_su.yaml"), str(DESIGNS / "mi300x_cluster.yaml"),
+                "--format", "csv")
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if ",allreduce_busbw_8gib_domain_gbyte_s," in x)
+    # H100: NVLS 1.07 x 450 = 481.5 GB/s busbw term (8 GiB: 481.115 with 25 us latency);
+    # MI300X: ring over 7 x 48 = 336 GB/s (335.58 with latency)
+    assert line.split(",")[2:4] == ["481.115", "335.58"]
+
+
+def test_sweep_objective(run_cli, tmp_path):
+    grid = {"parameters": {"leaf": {"path": "fabrics.compute.tiers.0.oversubscription",
+                                    "values": [1, 4]}},
+            "objectives": {"allreduce_busbw_8gib_design_gbyte_s": "max", "it_power_kw": "min"}}
+    g = tmp_path / "grid.yaml"
+    g.write_text(yaml.safe_dump(grid))
+    r = run_cli("sweep", str(DESIGNS / "mi300x_cluster.yaml"), "--grid", str(g), "-q",
+                "--report", "json", "-o", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    rows = json.loads((tmp_path / "mi300x_cluster.sweep.json").read_text())["rows"]
+    vals = [x["allreduce_busbw_8gib_design_gbyte_s"] for x in rows]
+    # leaf 4:1 divides what crosses the spines by 4: the 1,024-GPU all-reduce slows down
+    assert vals[1] < vals[0]
