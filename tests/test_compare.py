@@ -66,7 +66,9 @@ def test_chip_figures_by_hand(catalog, book):
     # achievable: only BF16 MAMF; 794.5 / 989 = 0.8033
     assert h["achievable_tflops_bf16"] == 794.5
     assert h["mamf_bf16_efficiency_fraction"] == pytest.approx(0.8033, abs=1e-4)
-    assert b["achievable_tflops_bf16"] is None
+    # B200 (HGX): stas00's v2 MAMF table 1,745.0 TF; 1,745 / 2,250 = 0.7756
+    assert b["achievable_tflops_bf16"] == 1745.0
+    assert b["mamf_bf16_efficiency_fraction"] == pytest.approx(0.7756, abs=1e-4)
     # scale-up: H100 18 x 25 = 450 GB/s per direction, domain 8 (DGX H100);
     # Gaudi 3 7 x 75 = 525 GB/s, mesh of 7 peers -> 8; B200 HGX 8 on the HGX board
     assert h["scale_up_gbyte_s_per_gpu"] == 450 and h["largest_scale_up_domain_gpus"] == 8

@@ -32,9 +32,9 @@ def test_aws_nvl36x2_compute(aws):
     assert m["peak_dense_pflops_bf16"] == pytest.approx(180)
     assert m["peak_dense_pflops_fp8"] == pytest.approx(360)
     assert m["peak_dense_pflops_fp4"] == pytest.approx(720)
-    # no published MAMF for GB200: achievable is unknown, not guessed
-    assert m["achievable_pflops_bf16"] is None
-    assert aws.compute.gpus_without_mamf == {"nvidia-b200-gb200": 72}
+    # GB200 MAMF (stas00 v2 table, a published measurement): 72 x 1,822 TF = 131.184 PF
+    assert m["achievable_pflops_bf16"] == pytest.approx(131.184)
+    assert aws.compute.gpus_without_mamf == {}
 
 
 def test_aws_nvl36x2_power(aws):

@@ -61,3 +61,24 @@ def test_readme_prose_quotes_the_model():
         assert f"{far.busbw_gbyte_s:.1f} GB/s busbw on both" in text
         assert f"NVLink's {int(near.busbw_gbyte_s)} GB/s" in text
         assert f"~{round(ar.busbw_gbyte_s)} GB/s" in " ".join(text.split())
+
+
+def test_readme_design_block_is_the_commands_output(tmp_path):
+    """The README's headline run (`infra design designs/aws_nvl36x2.yaml --report xlsx`),
+    run as a user runs it from a checkout (100 columns), prints what the README shows."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    body = re.search(r"```text\n\$ (infra design designs/aws_nvl36x2\.yaml --report xlsx)\n(.*?)```",
+                     text, re.S)
+    assert body, "README lost its headline block"
+    (tmp_path / "designs").symlink_to(ROOT / "designs")
+    exe = shutil.which("infra") or ""
+    cmd = [exe] if exe else [sys.executable, "-m", "infra.cli"]
+    r = subprocess.run(cmd + shlex.split(body.group(1))[1:], cwd=tmp_path, capture_output=True,
+                       text=True, env={**os.environ, "COLUMNS": "100"}, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout + r.stderr == body.group(2)

@@ -50,8 +50,8 @@ LABELS = {  # names whose plain reading would mislead
     "degraded_bandwidth_fraction": "Bandwidth kept by the worst degraded GPU",  # NIC or NVLink rows
     "largest_placeable_job_gpus": "Largest job in one NVLink domain",
     "worst_single_failure_gpus": "Worst single failure, GPUs lost",
-    "allreduce_busbw_8gib_domain_gbyte_s": "All-reduce 8 GiB busbw, one domain (predicted)",
-    "allreduce_busbw_8gib_design_gbyte_s": "All-reduce 8 GiB busbw, whole design (predicted)",
+    "allreduce_busbw_8gib_domain_gbyte_s": "All-reduce 8 GiB, one domain",
+    "allreduce_busbw_8gib_design_gbyte_s": "All-reduce 8 GiB, all GPUs",
     "capex_priced_usd": "Capex, priced lines",
     "capex_unpriced_sku_count": "Unpriced SKUs",
     "power_unknown_parts_count": "Parts with unpublished power",
@@ -75,6 +75,8 @@ def metric_unit(name: str) -> str:
         return "POPS (dense)"
     if name.startswith("peak_sparse_pops"):
         return "POPS (sparse)"
+    if name.startswith("allreduce_busbw"):
+        return "GB/s busbw (predicted)"
     if "pflops" in name:
         if "sparse" in name:
             return "PFLOPS (sparse)"
