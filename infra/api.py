@@ -144,7 +144,8 @@ def export(design: ResolvedDesign | Path | str, to: str, output: Path | str | No
 
 
 def collectives(design: ResolvedDesign | Path | str, ops=None, gpus=(), sizes=None,
-                algorithms=None, partition: int | None = None, catalog: Catalog | None = None):
+                algorithms=None, partition: int | None = None, catalog: Catalog | None = None,
+                collective_models: tuple[Path | str, ...] = ()):
     """Predicted collective performance (``infra collectives``).
 
     Parameters
@@ -156,6 +157,9 @@ def collectives(design: ResolvedDesign | Path | str, ops=None, gpus=(), sizes=No
     sizes : message sizes in bytes (nccl-tests' size), default 1 MiB to 16 GiB in powers of 4
     algorithms : restrict NCCL's choice, e.g. ``{"Ring", "Tree"}`` (as ``NCCL_ALGO``)
     partition : GPUs per NVLink partition when domains are split (NVL72 run as NVL8s)
+    collective_models : paths of ``collective_model`` entries (a site's calibration, as
+        ``infra diff --calibrate`` writes ``<slug>.calibrated.yaml``), each replacing the
+        catalog entry of its slug (``--collective-model``)
 
     Returns
     -------
@@ -175,6 +179,18 @@ def collectives(design: ResolvedDesign | Path | str, ops=None, gpus=(), sizes=No
     from infra.analysis.perf.collectives import DEFAULT_SIZES
     from infra.analysis.perf.collectives import collectives as _collectives
 
+    if collective_models:
+        from infra.models.catalog import with_overrides
+
+        if isinstance(collective_models, (str, Path)):
+            collective_models = (collective_models,)
+        base = catalog or (design.catalog if isinstance(design, ResolvedDesign) else None)
+        catalog, _ = with_overrides(base or load_catalog(), collective_models,
+                                    "collective_model")
+        if isinstance(design, ResolvedDesign):  # the model is looked up when predicting
+            from dataclasses import replace
+
+            design = replace(design, catalog=catalog)
     rd = design if isinstance(design, ResolvedDesign) else load_design(design, catalog)
     return _collectives(rd, ops or OPS, gpus or (), sizes or DEFAULT_SIZES, algorithms,
                         partition)

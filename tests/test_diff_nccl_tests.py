@@ -1,5 +1,6 @@
 """``infra diff`` with nccl-tests logs: measured beside predicted, slow runs as findings,
-malformed logs as one ``error:`` line (exit 2), ``--calibrate`` writing a catalog.
+malformed logs as one ``error:`` line (exit 2), ``--calibrate`` writing one override file
+(``OUT/<slug>.calibrated.yaml``; its use with ``--collective-model``: test_collective_override.py).
 
 Fixture logs (tests/fixtures/nccl-tests, written by its make_nccl_fixtures.py) carry published
 busbw figures: Azure ND H200 v5 (8 x H200, NCCL 2.20.5, all-reduce NVLS) and NVIDIA/nccl
@@ -229,17 +230,21 @@ def test_parser_errors_name_file_and_line():
         parse_nccl_tests_text("\n\n", "x.txt")
 
 
-def test_calibrate_writes_a_catalog_that_matches_the_site(run_cli, tmp_path):
-    from infra.models.catalog import load_catalog
+def test_calibrate_writes_one_override_that_matches_the_site(run_cli, tmp_path):
+    from infra.models.catalog import load_catalog, load_override
 
     out = tmp_path / "out"
     res = run_cli("diff", str(H100_SU), "--inventory", str(FIX / "nccl-2409"), "--calibrate",
                   "-o", str(out), "--report", "json")
     assert res.exit_code == 1, res.output  # the finding still gates
-    cat_dir = out / "dgx_h100_su-calibrated-catalog"
-    model_file = cat_dir / "collectives" / "nccl-sm90.yaml"
-    assert model_file.is_file() and f"wrote {cat_dir}/" in res.stderr
-    m = load_catalog(cat_dir).get("nccl-sm90")
+    model_file = out / "nccl-sm90.calibrated.yaml"
+    assert sorted(p.name for p in out.rglob("*")) == ["dgx_h100_su-diff.json",
+                                                        "nccl-sm90.calibrated.yaml"]
+    assert f"wrote {model_file} (collective model nccl-sm90, calibrated)" in res.stderr
+    assert f"--collective-model {model_file}" in res.stderr
+    shipped = load_catalog().get("nccl-sm90")
+    m = load_override(model_file, "collective_model", load_catalog())
+    assert m.slug == "nccl-sm90" and m.kind == "collective_model"
     # Across the 2 nodes the fit lands on Tree LL128: algbw = 8 NICs x 50 GB/s x e x 120/128
     # = 375 e (latency < 1 %). 8 GiB: 231 / 1.875 = 123.2 -> e = 0.3285; 1 GiB:
     # 216.5 / 1.875 = 115.47 -> e = 0.3079; median 0.318
@@ -248,20 +253,24 @@ def test_calibrate_writes_a_catalog_that_matches_the_site(run_cli, tmp_path):
     site = m.source_of("net_efficiency")
     assert site.tag == "estimate" and "all_reduce_perf.txt" in site.title and "2.31.2" in site.title
     assert "shipped 0.96" in m.choices["net_efficiency"]
+    # everything else is the shipped entry
+    same = {"net_efficiency", "sources", "figure_sources", "choices"}
+    assert m.model_dump(exclude=same) == shipped.model_dump(exclude=same)
+    assert [s.id for s in m.sources] == [s.id for s in shipped.sources] + ["SITE"]
     again = run_cli("diff", str(H100_SU), "--inventory", str(FIX / "nccl-2409"),
-                    "--catalog", str(cat_dir))
+                    "--collective-model", str(model_file))
     assert again.exit_code == 0, again.output  # the calibrated model explains the site
-    shipped = load_catalog()
-    assert len(load_catalog(cat_dir)) == len(shipped)
+    assert f"collective model nccl-sm90: {model_file} in place of" in again.stderr
 
 
 def test_calibrate_single_domain_fits_nvls(run_cli, tmp_path):
-    from infra.models.catalog import load_catalog
+    from infra.models.catalog import load_override
 
     res = run_cli("diff", str(H200), "--inventory", str(FIX / "azure-nd-h200-v5"), "--calibrate",
                   "-o", str(tmp_path))
     assert res.exit_code == 0, res.output
-    m = load_catalog(tmp_path / "hgx_h200_cluster-calibrated-catalog").get("nccl-sm90")
+    assert [p.name for p in tmp_path.iterdir()] == ["nccl-sm90.calibrated.yaml"]
+    m = load_override(tmp_path / "nccl-sm90.calibrated.yaml", "collective_model")
     # 1, 2, 4 and 8 GiB rows are NVLS-bound; per row the NVLS factor x that reproduces the
     # measurement: busbw ~ x x 450 (latency 25 us is 0.1-0.6 % of the time): 467.58 at 1 GiB
     # -> ~1.046 ... 479.98 at 8 GiB -> ~1.068; median of the four ~1.058
@@ -274,9 +283,10 @@ def test_calibrate_without_usable_rows_exits_2(run_cli, tmp_path):
     small = "\n".join(s for s in text.splitlines() if not s.lstrip().startswith(
         ("1073741824", "2147483648", "4294967296", "8589934592")))
     inv = inventory(tmp_path, ("all_reduce_perf.txt", small))
-    res = run_cli("diff", str(H200), "--inventory", str(inv), "--calibrate", "-o", str(tmp_path))
+    out = tmp_path / "out"
+    res = run_cli("diff", str(H200), "--inventory", str(inv), "--calibrate", "-o", str(out))
     assert res.exit_code == 2 and "nothing to calibrate" in res.output
-    assert not (tmp_path / "hgx_h200_cluster-calibrated-catalog").exists()
+    assert not out.exists()
 
 
 def test_reports_carry_the_rows(run_cli, tmp_path):

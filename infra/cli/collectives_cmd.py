@@ -37,6 +37,45 @@ class ByteSize(click.ParamType):
         return n
 
 
+def collective_model_option(f):
+    """``--collective-model FILE`` (repeatable), shared by ``infra collectives`` and
+    ``infra diff``."""
+    return click.option(
+        "--collective-model", "collective_models", multiple=True,
+        type=click.Path(path_type=Path), metavar="FILE",
+        help="A collective_model catalog entry (a site's calibration: `infra diff "
+             "--calibrate` writes OUTDIR/<slug>.calibrated.yaml) that replaces the catalog "
+             "entry of its slug (repeatable).")(f)
+
+
+def override_collective_models(catalog, files):
+    """``catalog`` with the ``--collective-model`` FILES in place of their slugs; says on
+    stderr which model each replaces."""
+    from infra.errors import display_path
+    from infra.models.catalog import with_overrides
+
+    out, entries = with_overrides(catalog, files, "collective_model")
+    for e in entries:
+        click.echo(f"collective model {e.slug}: {display_path(out.files[e.slug])} in place of "
+                   f"{display_path(catalog.files.get(e.slug, e.slug))}", err=True)
+    return out
+
+
+def note_unused_overrides(rd, files) -> None:
+    """Say on stderr when the design's GPU does not use an overridden model."""
+    if not files:
+        return
+    from infra.analysis.perf.inputs import design_tiers
+    from infra.errors import display_path
+
+    model = design_tiers(rd).model
+    given = {Path(f) for f in files}
+    for slug, file in rd.catalog.files.items():
+        if Path(file) in given and (model is None or model.slug != slug):
+            click.echo(f"note: {display_path(file)} ({slug}) changes nothing: the design's GPU "
+                       f"uses {model.slug if model else 'no collective model'}", err=True)
+
+
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
 ALGOS = ("Ring", "Tree", "NVLS", "NVLSTree", "CollNet", "PAT")
 
@@ -60,25 +99,31 @@ ALGOS = ("Ring", "Tree", "NVLS", "NVLSTree", "CollNet", "PAT")
 @click.option("--validate", is_flag=True,
               help="Instead of a design: predict every published nccl-tests/rccl-tests run "
                    "the model is checked against, beside its measured busbw.")
+@collective_model_option
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
-def collectives(file, ops, gpus, sizes, algos, partition, fmt, validate, catalog_dir) -> None:
+def collectives(file, ops, gpus, sizes, algos, partition, fmt, validate, collective_models,
+                catalog_dir) -> None:
     """Predict all-reduce, all-gather, reduce-scatter, all-to-all and broadcast on design
     FILE: algorithm and protocol NCCL would choose, bus and algorithm bandwidth, time,
     and the link that binds."""
     from infra.api import collectives as predict
     from infra.models.catalog import load_catalog
+    from infra.models.resolve import load_design
     from infra.reports.collectives_text import render_collectives, render_validation
 
+    catalog = override_collective_models(load_catalog(catalog_dir), collective_models)
     if validate:
         from infra.analysis.perf.published import summary, validate as run, validation_rows
 
-        checks = run(load_catalog(catalog_dir))
+        checks = run(catalog)
         click.echo(render_validation(validation_rows(checks), summary(checks), fmt), nl=False)
         return
     if file is None:
         raise click.UsageError("give a design FILE (or --validate)")
 
-    rows = predict(file, ops=ops, gpus=gpus, sizes=sizes, algorithms=algos or None,
-                   partition=partition, catalog=load_catalog(catalog_dir))
+    rd = load_design(file, catalog)
+    rows = predict(rd, ops=ops, gpus=gpus, sizes=sizes, algorithms=algos or None,
+                   partition=partition)
+    note_unused_overrides(rd, collective_models)
     name = file.stem
     click.echo(render_collectives(name, [r.as_dict() for r in rows], fmt), nl=False)

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import click
 
+from infra.cli.collectives_cmd import (collective_model_option, note_unused_overrides,
+                                       override_collective_models)
+
 LAYOUT = """\b
 Inventory layout (one directory per host, named by its host name):
   DIR/ibnetdiscover.txt         ibnetdiscover (one run per fabric)
@@ -22,11 +25,12 @@ Inventory layout (one directory per host, named by its host name):
 CALIBRATE = """\b
 nccl-tests logs: each row is shown beside the prediction for the same op, GPU count and
 size; a row of 1 GiB or more over 15 % below it is an error (collective-slow).
---calibrate fits the collective model's factors to those rows and writes
-OUTDIR/<design>-calibrated-catalog/: a copy of the catalog in use with the model's
-file (collectives/<slug>.yaml, same slug) replaced. A slug may be defined once per
-catalog, so use that directory in place of the shipped one:
-  infra collectives DESIGN --catalog OUTDIR/<design>-calibrated-catalog"""
+--calibrate fits the collective model's factors to those rows and writes one file,
+OUTDIR/<slug>.calibrated.yaml: the model's catalog entry (same slug) with the fitted
+figures, their source and the shipped values. Keep it and pass it to override the
+shipped entry:
+  infra collectives DESIGN --collective-model OUTDIR/<slug>.calibrated.yaml
+  infra diff DESIGN --inventory DIR --collective-model OUTDIR/<slug>.calibrated.yaml"""
 
 
 @click.command(epilog=LAYOUT + "\n\n" + CALIBRATE)
@@ -45,11 +49,12 @@ catalog, so use that directory in place of the shipped one:
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True, help="Directory for reports.")
 @click.option("--calibrate", is_flag=True,
-              help="Fit the collective model to INVENTORY/nccl-tests and write a calibrated "
-                   "catalog directory under OUTDIR (below).")
+              help="Fit the collective model to INVENTORY/nccl-tests and write "
+                   "OUTDIR/<slug>.calibrated.yaml (below).")
+@collective_model_option
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir, calibrate,
-         catalog_dir) -> None:
+         collective_models, catalog_dir) -> None:
     """Compare an installed cluster (INVENTORY dumps, nccl-tests logs) with DESIGN_FILE.
 
     Exit code 1 when a finding of severity error exists (a bring-up gate), 2 on bad input.
@@ -61,7 +66,9 @@ def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir,
     from infra.models.resolve import load_design
     from infra.reports.diff_report import render, write_diff
 
-    rd = load_design(design_file, load_catalog(catalog_dir))
+    rd = load_design(design_file, override_collective_models(load_catalog(catalog_dir),
+                                                             collective_models))
+    note_unused_overrides(rd, collective_models)
     inv = load_inventory(inventory)
     runs = load_nccl_tests(inventory)
     res = diff_inventory(rd, inv, host_pattern, expect_all, runs)
@@ -76,30 +83,25 @@ def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir,
         path = write_diff(data, Path(outdir) / f"{Path(design_file).stem}-diff.{rep}", rep)
         click.echo(f"wrote {path}", err=True)
     if cal is not None:
-        _write_calibration(cal, rd, catalog_dir, Path(outdir) / f"{Path(design_file).stem}"
-                                                                "-calibrated-catalog")
+        _write_calibration(cal, rd, Path(design_file), Path(outdir) / f"{cal.slug}.calibrated.yaml")
     if res.errors:
         sys.exit(1)
 
 
-def _write_calibration(cal, rd, catalog_dir, target: Path) -> None:
-    """Write the calibrated catalog directory and check that it loads with the fitted model."""
+def _write_calibration(cal, rd, design_file: Path, target: Path) -> None:
+    """Write the calibrated model and check that it reads back, as ``--collective-model``
+    reads it, with the fitted figures."""
     from infra.errors import InfraError, display_path
-    from infra.ingest.calibrate import calibrated_catalog
-    from infra.models.catalog import catalog_dirs, load_catalog
+    from infra.models.catalog import load_override
     from infra.reports.atomic import write_text_atomic
 
-    files = calibrated_catalog(rd.catalog, catalog_dirs(catalog_dir), cal)
-    model_file = next((rel for rel, text in files.items() if text is cal.text), cal.slug)
-    for rel, text in files.items():
-        write_text_atomic(target / rel, text)
-    check = load_catalog(target).get(cal.slug, "collective_model")
-    if any(getattr(check, f.field) != f.fitted for f in cal.fits):
-        raise InfraError("the calibrated catalog does not read back with the fitted figures",
-                         file=str(target / model_file),
-                         hint="another file in the directory defines the same slug; remove it")
+    write_text_atomic(target, cal.text)
+    check = load_override(target, "collective_model", rd.catalog)
+    if check.slug != cal.slug or any(getattr(check, f.field) != f.fitted for f in cal.fits):
+        raise InfraError("the calibrated model does not read back with the fitted figures",
+                         file=str(target), hint="report this as a bug")
     where = display_path(target)
-    click.echo(f"wrote {where}/ ({len(files)} catalog files; {model_file} calibrated)", err=True)
+    click.echo(f"wrote {where} (collective model {cal.slug}, calibrated)", err=True)
     for f in cal.fits:
         click.echo(f"calibrated {cal.slug}: {f.field} {f.shipped:g} -> {f.fitted:g} "
                    f"({f.rows} row(s), median measured/predicted {f.median_ratio:g})", err=True)
@@ -107,7 +109,8 @@ def _write_calibration(cal, rd, catalog_dir, target: Path) -> None:
                f"shipped, {cal.rows_after * 100:.1f} % calibrated", err=True)
     for note in cal.notes:
         click.echo(f"note: {note}", err=True)
-    click.echo(f"use it: --catalog {where} (in place of the shipped catalog)", err=True)
+    click.echo(f"use it: infra collectives {display_path(design_file)} --collective-model "
+               f"{where}", err=True)
 
 
 @click.command(epilog=LAYOUT)

@@ -19,9 +19,10 @@ The fit (one step, stated here):
    (``net_efficiency`` 0.01-1, scale-up factors /20 to x20) are left out with a note.
 
 The result is the shipped ``collective_model`` entry with the fitted figures, a source
-tagged ``estimate`` naming the logs and the method, and per-figure ``choices``: the same
-slug, so it replaces the shipped file in a catalog directory (a slug may be defined once
-per catalog: ``load_catalog`` refuses a second definition).
+tagged ``estimate`` naming the logs and the method, and per-figure ``choices`` giving the
+shipped values: the same slug, one file (``<slug>.calibrated.yaml``) that
+``--collective-model FILE`` puts in place of the shipped entry
+(:func:`infra.models.catalog.load_override`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from infra.analysis.perf.inputs import DesignTiers, design_tiers, place_job
 from infra.ingest.base import InventoryError
 from infra.ingest.diff_collectives import JUDGE_MIN_BYTES, SCALE_UP_FACTORS, CollectiveCheck
 from infra.ingest.nccl_tests import NcclTestRun, format_bytes
-from infra.models.catalog import Catalog, entry_as_dict
+from infra.models.catalog import entry_as_dict
 from infra.models.perf_parts import CollectiveModel
 from infra.models.resolve import ResolvedDesign
 
@@ -61,7 +62,7 @@ class Calibration:
     rows_before: float  # median |measured / predicted - 1| with the shipped model
     rows_after: float  # the same with the fitted model
     notes: tuple[str, ...]
-    text: str  # the catalog file
+    text: str  # the override file (<slug>.calibrated.yaml)
 
     @property
     def slug(self) -> str:
@@ -187,9 +188,9 @@ def _text(entry: CollectiveModel, shipped: CollectiveModel, rows: list[Collectiv
     ordered = {k: data[k] for k in order if k in data}
     lines = [f"# Site calibration of {shipped.slug} ({shipped.name}) written by `infra diff "
              f"--calibrate` from {len(rows)} nccl-tests row(s).",
-             "# Same slug as the shipped entry: this file replaces it in a catalog directory",
-             "# (a slug may be defined once per catalog). Figures fitted: see figure_sources "
-             "and choices."]
+             "# Same slug as the shipped entry: pass this file with --collective-model FILE to",
+             "# `infra collectives` or `infra diff` to use it in place of the shipped one.",
+             "# Figures fitted: see figure_sources and choices (the shipped values)."]
     return "\n".join(lines) + "\n" + yaml.dump(ordered, Dumper=_Dumper, sort_keys=False,
                                                width=100, allow_unicode=True)
 
@@ -206,21 +207,4 @@ def _list(dumper: yaml.SafeDumper, data: list):
 _Dumper.add_representer(list, _list)
 
 
-
-
-def calibrated_catalog(catalog: Catalog, directories: tuple[str, ...],
-                       cal: Calibration) -> dict[Path, str]:
-    """Relative path -> text of every file of ``catalog`` (loaded from ``directories``),
-    the calibrated model's file replaced: a whole catalog directory to pass as
-    ``--catalog``, since the shipped file cannot be shadowed by a second one."""
-    roots = [Path(d).resolve() for d in directories]
-    out: dict[Path, str] = {}
-    for slug, file in sorted(catalog.files.items()):
-        f = Path(file).resolve()
-        rel = next((f.relative_to(r) for r in roots if f.is_relative_to(r)),
-                   Path(f.parent.name) / f.name)
-        out[rel] = cal.text if slug == cal.slug else f.read_text(encoding="utf-8")
-    return out
-
-
-__all__ = ["Calibration", "Fit", "calibrate", "calibrated_catalog"]
+__all__ = ["Calibration", "Fit", "calibrate"]

@@ -188,7 +188,9 @@ def _is_union_tag(part: object) -> bool:
     return isinstance(part, str) and (part.startswith("function-") or "[" in part)
 
 
-def parse_entry(data: object, file: Path) -> Part:
+def parse_entry(data: object, file: Path, *, check_name: bool = True) -> Part:
+    """Validate one catalog entry read from ``file``; ``check_name``: its slug must be the
+    file's stem (every file of a catalog directory; not an override file)."""
     if not isinstance(data, dict):
         raise CatalogError("a catalog file must be a YAML mapping", file=str(file), line=1)
     kind = data.get("kind")
@@ -205,7 +207,7 @@ def parse_entry(data: object, file: Path) -> Part:
         entry = model.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc, file, CatalogError) from None
-    if entry.slug != file.stem:
+    if check_name and entry.slug != file.stem:
         raise CatalogError(
             f"slug {entry.slug!r} does not match the file name {file.name!r}",
             file=str(file),
@@ -271,6 +273,62 @@ def load_catalog(directory: Path | str | Iterable[Path | str] | None = None) -> 
     :class:`~infra.errors.CatalogError` naming both.
     """
     return _load(catalog_dirs(directory))
+
+
+def load_override(path: Path | str, kind: str, catalog: Catalog | None = None) -> Part:
+    """One catalog entry of ``kind`` from a file outside the catalog directories, to replace
+    the entry of the same slug (a site's calibrated collective model, which
+    ``infra diff --calibrate`` writes as ``<slug>.calibrated.yaml``: any file name).
+
+    Raises
+    ------
+    CatalogError
+        With the file and line: unreadable or malformed file, another kind, and (given
+        ``catalog``) a slug the catalog does not have as ``kind``.
+    """
+    file = Path(path)
+    data = read_yaml(file, CatalogError)
+    if isinstance(data, dict) and data.get("kind") != kind:
+        raise CatalogError(
+            f"{data.get('kind')!r}, expected {kind}",
+            file=str(file), path=("kind",), line=line_of(file, ("kind",)) or 1,
+            hint=f"an override file holds one catalog entry of kind {kind} with the slug of the "
+                 "entry it replaces",
+        )
+    entry = parse_entry(data, file, check_name=False)
+    if catalog is not None and (entry.slug not in catalog
+                                or catalog.get(entry.slug).kind != kind):
+        raise CatalogError(
+            f"{kind} {entry.slug!r} is not in the catalog: an override replaces the entry of "
+            "the same slug",
+            file=str(file), path=("slug",), line=line_of(file, ("slug",)),
+            hint=did_you_mean(entry.slug, [e.slug for e in catalog.of_kind(kind)])
+            + "; `infra catalog list` shows all",
+        )
+    return entry
+
+
+def with_overrides(catalog: Catalog, paths: Iterable[Path | str], kind: str
+                   ) -> tuple[Catalog, tuple[Part, ...]]:
+    """``catalog`` with the entries of ``paths`` (see :func:`load_override`) in place of the
+    entries of the same slug, and those entries; the files of the replaced slugs become
+    the override files. Two files overriding one slug are a :class:`CatalogError`."""
+    entries: dict[str, Part] = {}
+    files: dict[str, Path] = {}
+    for path in paths:
+        entry = load_override(path, kind, catalog)
+        if entry.slug in entries:
+            raise CatalogError(
+                f"{kind} {entry.slug!r} is overridden twice: by {files[entry.slug]} and by {path}",
+                file=str(path), path=("slug",), line=line_of(Path(path), ("slug",)),
+                hint="pass one file per slug")
+        entries[entry.slug] = entry
+        files[entry.slug] = Path(path)
+    if not entries:
+        return catalog, ()
+    out = catalog.with_parts(entries.values())
+    out.files = {**catalog.files, **files}
+    return out, tuple(entries.values())
 
 
 def entry_as_dict(entry: BaseModel) -> dict:
