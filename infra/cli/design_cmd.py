@@ -183,10 +183,23 @@ def validate(files, catalog_dir) -> None:
               help="Shipped design to start from (its file stem, e.g. dgx_b200_su) or a "
                    "design file.")
 @click.option("-o", "--output", "out", type=click.Path(path_type=Path), default=None,
-              help="File to write (default: NAME.yaml); never overwritten.")
+              help="File to write (default: designs/NAME.yaml; '-' for standard output); "
+                   "never overwritten.")
 def new(name, template, out) -> None:
-    """Write a starter design NAME.yaml copied from a shipped design."""
-    from infra.models.starter import new_design
+    """Write a starter design designs/NAME.yaml copied from a shipped design.
 
-    path = new_design(name, template, out or Path(f"{name}.yaml"))
-    click.echo(f"wrote {path} (from {template}); check it with: infra validate {path}")
+    NAME is a design name (letters, digits, '_', '-', '.'), never a path: use -o FILE to
+    write elsewhere. The starter always validates.
+    """
+    from infra.analysis.validate import validate_file
+    from infra.models.catalog import load_catalog
+    from infra.models.starter import check_name, new_design, starter_text, template_file
+
+    check_name(name)
+    validate_file(template_file(template), load_catalog())  # so the starter validates
+    if out is not None and str(out) == "-":  # standard output only through an explicit '-'
+        click.echo(starter_text(name, template)[0], nl=False)
+        return
+    path = new_design(name, template, out)
+    shown = f"./{path}" if str(path).startswith("-") else str(path)
+    click.echo(f"wrote {path} (from {template}); check it with: infra validate {shown}")

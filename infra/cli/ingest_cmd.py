@@ -116,7 +116,7 @@ def _write_calibration(cal, rd, design_file: Path, target: Path) -> None:
 @click.command(epilog=LAYOUT)
 @click.argument("inventory", type=click.Path(path_type=Path))
 @click.option("--to-design", "out", required=True, type=click.Path(path_type=Path),
-              help="Write a starting design YAML here.")
+              help="Write a starting design YAML here ('-' for standard output).")
 @click.option("--name", default=None, help="Design name (default: the directory name).")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def ingest(inventory, out, name, catalog_dir) -> None:
@@ -127,6 +127,9 @@ def ingest(inventory, out, name, catalog_dir) -> None:
     from infra.reports.atomic import write_text_atomic
 
     draft = starting_design(load_inventory(inventory), load_catalog(catalog_dir), name)
-    click.echo(f"wrote {write_text_atomic(Path(out), draft.to_yaml())}")
+    if str(out) == "-":  # standard output only through an explicit '-'
+        click.echo(draft.to_yaml(), nl=False)
+    else:
+        click.echo(f"wrote {write_text_atomic(Path(out), draft.to_yaml())}")
     for note in draft.notes:
         click.echo(f"note: {note}", err=True)

@@ -33,7 +33,7 @@ import io
 import networkx as nx
 
 from infra.analysis.network.schedtopo import natural_key
-from infra.exports.common import Export, ExportError, ExportFile
+from infra.exports.common import Export, ExportError, ExportFile, one_line
 from infra.models.resolve import ResolvedDesign
 from infra.units import gbyte_to_gbit
 
@@ -50,7 +50,8 @@ def graphml_export(rd: ResolvedDesign, scope: str = "fabric") -> Export:
         from infra.topology.export import scoped_graph
 
         g = scoped_graph(rd, scope)
-    h = normalise(g, {"design": rd.name, "source": rd.file.name, "scope": scope})
+    h = normalise(g, {"design": one_line(rd.name), "source": one_line(rd.file.name),
+                      "scope": scope})  # XML holds no control characters
     buf = io.BytesIO()
     nx.write_graphml(h, buf)
     text = buf.getvalue().decode()

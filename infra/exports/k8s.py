@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 
 from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
 from infra.analysis.network.schedtopo import tree_topology, unit_name
-from infra.exports.common import Export, ExportError, ExportFile
+from infra.exports.common import Export, ExportError, ExportFile, one_line
 from infra.models.resolve import ResolvedDesign
 
 DOMAIN = "accelerator.topograph.run/domain"
@@ -94,11 +95,15 @@ def k8s_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Expor
                           "nor a fabric, so no topology label applies",
                           hint="add a 'fabrics:' section")
     doc = {"design": rd.name, "source": rd.file.name, "nodes": labels}
-    lines = ["#!/bin/sh", f"# Topology labels for {rd.name} (infra export, topograph keys).",
+    # generated text is data, never code: the name is escaped onto its one comment line,
+    # every argument is shell-quoted (label values are checked too, but quoting holds
+    # whatever a host-name pattern or a future label produces)
+    lines = ["#!/bin/sh", f"# Topology labels for {one_line(rd.name)} (infra export, "
+             "topograph keys).",
              "# Node names must match the cluster's; re-run after a design change.", "set -e"]
     for node, lab in labels.items():
         if lab:
-            pairs = " ".join(f"{k}={v}" for k, v in lab.items())
-            lines.append(f"kubectl label node {node} {pairs} --overwrite")
+            pairs = " ".join(shlex.quote(f"{k}={v}") for k, v in lab.items())
+            lines.append(f"kubectl label node {shlex.quote(node)} {pairs} --overwrite")
     return Export("k8s", (ExportFile("k8s/labels.json", json.dumps(doc, indent=1) + "\n"),
                           ExportFile("k8s/label-nodes.sh", "\n".join(lines) + "\n")))

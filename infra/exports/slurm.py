@@ -27,7 +27,7 @@ import yaml
 
 from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
 from infra.analysis.network.schedtopo import BlockTopology, TreeTopology, block_topology, tree_topology
-from infra.exports.common import Export, ExportError, ExportFile
+from infra.exports.common import Export, ExportError, ExportFile, one_line
 from infra.exports.hostlist import compress
 from infra.exports.slurm_check import check_block_conf, check_tree_conf
 from infra.models.resolve import ResolvedDesign
@@ -45,8 +45,10 @@ def slurm_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Exp
                           "nor a fabric, so Slurm has no topology to use",
                           hint="add a 'fabrics:' section, or use TopologyPlugin=topology/flat")
     names = [n.name for n in ids]
-    head = [RULE, f"# Slurm topology for {rd.name}", f"# from {rd.file.name} by infra export; "
-            f"node names from the pattern {pattern!r}", "# (they must match slurm.conf NodeName)"]
+    head = [RULE, f"# Slurm topology for {one_line(rd.name)}",
+            f"# from {one_line(rd.file.name)} by infra export; "
+            f"node names from the pattern {one_line(repr(pattern))}",
+            "# (they must match slurm.conf NodeName)"]
     files, warnings = [], []
     if tree is not None:
         text = tree_conf(tree, head)

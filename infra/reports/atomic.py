@@ -6,6 +6,13 @@
   0644 under umask 022), not ``mkstemp``'s 0600.
 - Temporary files left by a killed run (their process is gone, or an old-style name
   older than an hour) are removed the next time the same report is written.
+- Only a regular file is ever replaced: a target that is a symbolic link, a directory, a
+  device node (``/dev/null``), a FIFO or a socket is refused (``InfraError``, exit 2,
+  naming the path), so ``-o /dev/null`` run as root never replaces the machine's
+  ``/dev/null``. Standard output is reached only through an explicit ``-``, which the
+  commands handle before they get here. With ``root=`` (the output directory), the
+  directories between it and the file must not be symbolic links: a report never lands
+  outside the output directory the user named.
 - ``.xlsx`` files (zip archives) are made byte-reproducible: every member gets the
   same timestamp and the workbook's created/modified properties are pinned, to
   ``SOURCE_DATE_EPOCH`` when set (reproducible-builds.org), else 2000-01-01.
@@ -16,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import stat
 import tempfile
 import time
 import zipfile
@@ -83,6 +91,19 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def os_reason(path: Path, exc: OSError) -> str:
+    """Why writing ``path`` failed, in words: a file in the way of its directory is named."""
+    import errno
+
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        for parent in Path(path).parents:
+            if os.path.lexists(parent):
+                if not parent.is_dir():
+                    return f"{parent} is not a directory"
+                break
+    return exc.strerror or str(exc)
+
+
 def _cannot_write(path: Path, why: str):
     from infra.errors import InfraError
 
@@ -90,27 +111,104 @@ def _cannot_write(path: Path, why: str):
                       hint="choose an output directory you can write to (-o DIR)")
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
+def check_target(path: Path) -> None:
+    """Refuse an output ``path`` that exists and is not a regular file.
+
+    A symbolic link (even one to a regular file: the write would land where the link
+    points), a directory, a device node, a FIFO or a socket is refused with the reason.
+
+    Examples
+    --------
+    >>> check_target(Path("/dev/null"))
+    Traceback (most recent call last):
+    ...
+    infra.errors.InfraError: cannot write /dev/null: it is a character device, not a regular file; refusing to replace it (write to a regular file path, or use '-' for standard output where the command offers it)
+    """
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise _cannot_write(path, exc.strerror or str(exc)) from None
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise _cannot_write(path, "it is a directory")
+    if stat.S_ISLNK(mode):
+        raise _refuse(path, "it is a symbolic link; refusing to write through it")
+    kind = ("a character device" if stat.S_ISCHR(mode) else
+            "a block device" if stat.S_ISBLK(mode) else
+            "a FIFO" if stat.S_ISFIFO(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "not a file")
+    raise _refuse(path, f"it is {kind}, not a regular file; refusing to replace it")
+
+
+def _refuse(path: Path, why: str, hint: str | None = None):
+    from infra.errors import InfraError
+
+    return InfraError(f"cannot write {path}: {why}",
+                      hint=hint or "write to a regular file path, or use '-' for standard "
+                                   "output where the command offers it")
+
+
+def check_inside(path: Path, root: Path) -> None:
+    """The directories from ``root`` down to ``path``'s parent are real directories
+    (or do not exist yet), never symbolic links that could lead out of ``root``."""
+    try:
+        rel = Path(os.path.relpath(path.parent, root))
+    except ValueError:
+        rel = None
+    if rel is None or rel.parts[:1] == ("..",) or rel.is_absolute():
+        from infra.errors import InfraError
+
+        raise InfraError(f"cannot write {path}: it is outside the output directory {root}")
+    here = Path(root)
+    for part in rel.parts:
+        if part == ".":
+            continue
+        here = here / part
+        try:
+            st = os.lstat(here)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        except OSError as exc:
+            raise _cannot_write(path, exc.strerror or str(exc)) from None
+        if stat.S_ISLNK(st.st_mode):
+            raise _refuse(here, f"it is a symbolic link inside the output directory {root}; "
+                                f"refusing to follow it (a report stays inside the directory)",
+                          hint="remove the link, or choose another output directory (-o DIR)")
+        if not stat.S_ISDIR(st.st_mode):
+            raise _cannot_write(path, f"{here} is not a directory")
+
+
+def write_atomic(path: Path, write: Callable[[Path], None], *,
+                 root: Path | None = None) -> Path:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place.
 
     The rename is atomic on POSIX; on any exception the temporary file is removed and
-    ``path`` is left as it was.
+    ``path`` is left as it was. Only a regular file is replaced (:func:`check_target`);
+    with ``root``, ``path`` must lie inside it without passing a symbolic link.
 
     Raises
     ------
     InfraError
-        The directory cannot be created or written, or ``path`` is a directory.
+        The directory cannot be created or written, ``path`` exists and is not a regular
+        file (a directory, symbolic link, device, FIFO or socket), or ``path`` would leave
+        ``root``.
     """
     path = Path(path)
-    if path.is_dir():
-        raise _cannot_write(path, "it is a directory")
+    if root is not None:
+        check_inside(path, Path(root))
+    check_target(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _cleanup_stale(path)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
                                         dir=path.parent)
     except OSError as exc:
-        raise _cannot_write(path, exc.strerror or str(exc)) from None
+        raise _cannot_write(path, os_reason(path, exc)) from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -118,6 +216,7 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
         if path.suffix.lower() == ".xlsx":
             make_zip_reproducible(tmp)
         os.chmod(tmp, 0o666 & ~_umask())
+        check_target(path)  # again, just before the rename: the window stays short
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -129,8 +228,8 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
     return path
 
 
-def write_text_atomic(path: Path, text: str) -> Path:
-    return write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"))
+def write_text_atomic(path: Path, text: str, *, root: Path | None = None) -> Path:
+    return write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"), root=root)
 
 
 STORED_SUFFIXES = (".png", ".jpeg", ".jpg", ".gif")

@@ -44,6 +44,10 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
     res = ReportResult()
     outdir = Path(outdir)
     diagram_fmts = tuple(f for f in DIAGRAM_FORMATS if f in formats) if diagrams else ()
+    if diagram_fmts:  # <outdir>/<stem>/ must not be a symbolic link out of the directory
+        from infra.reports.atomic import check_inside
+
+        check_inside(outdir / stem / "diagram", outdir)
     diagram_files: list[Path] = []
     pngs = _Pngs()
     tmp = None

@@ -1,0 +1,259 @@
+"""Outputs that never carry code and never land where they should not (issue 31).
+
+S1: one output rule for every writer: only a regular file is replaced; a device node
+(``/dev/null``), a FIFO, a directory or a symbolic link at the output path is refused
+(exit 2, naming the path), and nothing is written through a symbolic link inside an
+output directory. S2: generated shell scripts quote every value. S6: ``infra new NAME``
+takes a design name, never a path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import DESIGNS, ROOT
+
+INVENTORY = ROOT / "tests" / "fixtures" / "inventory" / "hgx-h100-clean"
+HOSTILE_NAME = "x\nrm -rf ~"
+
+
+@pytest.fixture()
+def guard_dev_null(monkeypatch):
+    """Fail (rather than replace the machine's /dev/null) if a writer ever renames onto
+    it: CI runs as root, where a regression would otherwise replace the device."""
+    real_replace = os.replace
+
+    def replace(src, dst, *a, **kw):
+        if os.path.realpath(dst) == "/dev/null" or os.path.abspath(dst) == "/dev/null":
+            raise AssertionError(f"a writer renamed {src} onto /dev/null")
+        return real_replace(src, dst, *a, **kw)
+
+    monkeypatch.setattr(os, "replace", replace)
+    yield
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode), "/dev/null is no longer a device"
+
+
+def _refused(res, path) -> None:
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    assert f"cannot write {path}" in res.output, res.output
+
+
+# S1 -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ("topology", str(DESIGNS / "gb200_nvl72.yaml"), "--scope", "rack", "-o", "/dev/null"),
+    ("ingest", str(INVENTORY), "--to-design", "/dev/null"),
+    ("new", "n", "-o", "/dev/null"),
+])
+def test_dev_null_as_the_output_file_is_refused(args, run_cli, guard_dev_null):
+    res = run_cli(*args)
+    _refused(res, "/dev/null")
+    assert "character device" in res.output
+
+
+def test_dev_null_named_as_an_output_directory_is_refused(run_cli, guard_dev_null):
+    res = run_cli("design", str(DESIGNS / "gb200_nvl72.yaml"), "-q", "--report", "json",
+                  "-o", "/dev/null")
+    assert res.exit_code == 2 and "/dev/null" in res.output and "Traceback" not in res.output
+
+
+def test_report_that_is_a_symlink_to_dev_null_is_refused(tmp_path, run_cli, guard_dev_null):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "gb200_nvl72.json").symlink_to("/dev/null")
+    res = run_cli("design", str(DESIGNS / "gb200_nvl72.yaml"), "-q", "--report", "json",
+                  "-o", str(out))
+    _refused(res, out / "gb200_nvl72.json")
+    assert "symbolic link" in res.output
+    assert (out / "gb200_nvl72.json").is_symlink()  # left as it was
+
+
+def test_output_file_that_is_a_symlink_is_refused(tmp_path, run_cli):
+    target = tmp_path / "elsewhere.graphml"
+    target.write_text("mine\n")
+    link = tmp_path / "link.graphml"
+    link.symlink_to(target)
+    res = run_cli("topology", str(DESIGNS / "gb200_nvl72.yaml"), "--scope", "rack",
+                  "-o", str(link))
+    _refused(res, link)
+    assert link.is_symlink() and target.read_text() == "mine\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_at_a_report_path_is_refused(tmp_path, run_cli):
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "gb200_nvl72.md")
+    res = run_cli("design", str(DESIGNS / "gb200_nvl72.yaml"), "-q", "--report", "md",
+                  "-o", str(out))
+    _refused(res, out / "gb200_nvl72.md")
+    assert "FIFO" in res.output and stat.S_ISFIFO(os.lstat(out / "gb200_nvl72.md").st_mode)
+
+
+def test_private_device_node_is_kept(tmp_path, run_cli):
+    """A character device of our own at the output path (mknod needs root, as in CI)."""
+    dev = tmp_path / "fakenull"
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("mknod is not permitted here")
+    res = run_cli("ingest", str(INVENTORY), "--to-design", str(dev))
+    _refused(res, dev)
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+
+
+def test_export_subdirectory_symlink_out_of_the_output_dir_is_refused(tmp_path, run_cli):
+    out, away = tmp_path / "out", tmp_path / "away"
+    out.mkdir()
+    away.mkdir()
+    (out / "k8s").symlink_to(away)
+    res = run_cli("export", str(DESIGNS / "dgx_h100_su.yaml"), "--to", "k8s", "-o", str(out))
+    _refused(res, out / "k8s")
+    assert list(away.iterdir()) == []
+
+
+def test_diagram_subdirectory_symlink_is_refused(tmp_path, run_cli):
+    out, away = tmp_path / "out", tmp_path / "away"
+    out.mkdir()
+    away.mkdir()
+    (out / "gb200_nvl72").symlink_to(away)
+    res = run_cli("design", str(DESIGNS / "gb200_nvl72.yaml"), "-q", "--report", "dot",
+                  "-o", str(out))
+    _refused(res, out / "gb200_nvl72")
+    assert list(away.iterdir()) == []
+
+
+def test_stdout_only_through_an_explicit_dash(tmp_path, run_cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = run_cli("ingest", str(INVENTORY), "--to-design", "-")
+    assert res.exit_code == 0, res.output
+    assert "build:" in res.stdout and "wrote" not in res.stdout
+    assert list(tmp_path.iterdir()) == []
+    res = run_cli("new", "n", "-o", "-")
+    assert res.exit_code == 0 and yaml.safe_load(res.stdout)["name"] == "n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_regular_files_are_still_replaced(tmp_path, run_cli):
+    out = tmp_path / "g.graphml"
+    out.write_text("old\n")
+    res = run_cli("topology", str(DESIGNS / "gb200_nvl72.yaml"), "--scope", "rack",
+                  "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert out.read_text().startswith("<?xml")
+
+
+# S2 -------------------------------------------------------------------------------------
+
+def _hostile_design(tmp_path: Path, name: str, base: str = "dgx_h100_su") -> Path:
+    text = (DESIGNS / f"{base}.yaml").read_text()
+    text, n = re.subn(r"^name: .*$", lambda _: "name: " + yaml.safe_dump(name).split("\n...")[0]
+                      .strip(), text, count=1, flags=re.M)
+    assert n == 1
+    f = tmp_path / "hostile.yaml"
+    f.write_text(text)
+    assert yaml.safe_load(f.read_text())["name"] == name
+    return f
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX shell")
+@pytest.mark.parametrize("name", [HOSTILE_NAME, "x\ntouch PWNED\n#", "x\u2028touch PWNED",
+                                  "x'; touch PWNED; '", "x$(touch PWNED)`touch PWNED`"])
+def test_label_script_labels_literally(tmp_path, run_cli, name):
+    design = _hostile_design(tmp_path, name)
+    out = tmp_path / "out"
+    res = run_cli("export", str(design), "--to", "k8s", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    script = out / "k8s" / "label-nodes.sh"
+    text = script.read_text()
+    # every line is the shebang, a comment, `set -e` or one kubectl call: checked before
+    # the script is ever run, so a regression cannot run an injected command
+    for line in text.splitlines():
+        assert line in ("#!/bin/sh", "set -e") or line.startswith(("# ", "kubectl label node ")), line
+    assert subprocess.run(["sh", "-n", str(script)], capture_output=True).returncode == 0
+
+    home, bindir, log = tmp_path / "home", tmp_path / "bin", tmp_path / "kubectl.log"
+    home.mkdir()
+    (home / "keep").write_text("x")
+    bindir.mkdir()
+    kubectl = bindir / "kubectl"
+    kubectl.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done >> "$KLOG"\n'
+                       'echo "==" >> "$KLOG"\n')
+    kubectl.chmod(0o755)
+    env = {"PATH": f"{bindir}:/usr/bin:/bin", "HOME": str(home), "KLOG": str(log)}
+    run = subprocess.run(["sh", str(script)], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert (home / "keep").exists() and not (tmp_path / "PWNED").exists()
+
+    labels = __import__("json").loads((out / "k8s" / "labels.json").read_text())["nodes"]
+    want = []
+    for node, lab in labels.items():
+        if lab:
+            want += ["label", "node", node, *(f"{k}={v}" for k, v in lab.items()),
+                     "--overwrite", "=="]
+    assert log.read_text().splitlines() == want
+
+
+def test_hostile_name_stays_on_its_comment_line_in_every_export(tmp_path, run_cli):
+    design = _hostile_design(tmp_path, "x\ntouch PWNED\n\x1b[31m")
+    out = tmp_path / "out"
+    for target in ("slurm", "graphml", "k8s"):
+        res = run_cli("export", str(design), "--to", target, "-o", str(out))
+        assert res.exit_code == 0, res.output
+    conf = next((out / "slurm").glob("*.conf")).read_text()
+    assert not any(line.startswith("touch") for line in conf.splitlines())
+    assert "x\\ntouch PWNED" in conf
+    assert "\x1b" not in next((out / "graphml").glob("*.graphml")).read_text()
+
+
+# S6 -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["../../escaped", "sub/dir/x", "/abs/x", "", ".", "..",
+                                  "x/", ".hidden", "-x", "a" * 300, "x\ny", "my.yaml"])
+def test_new_name_is_a_design_name_never_a_path(name, tmp_path, run_cli, monkeypatch):
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    res = run_cli("new", "--", name)
+    assert res.exit_code == 2, res.output
+    assert "NAME" in res.output and "Traceback" not in res.output
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+@pytest.mark.parametrize("name", ["yes", "null", "123", "1.5", "0x1F", "2026-01-01", "on",
+                                  "my_nvl72"])
+def test_new_default_output_and_the_starter_validates(name, tmp_path, run_cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = run_cli("new", name)
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "designs" / f"{name}.yaml"
+    assert f"wrote {Path('designs') / f'{name}.yaml'}" in res.output
+    assert yaml.safe_load(out.read_text())["name"] == name
+    assert run_cli("validate", str(out)).exit_code == 0
+
+
+def test_new_from_a_file_that_is_not_a_design(tmp_path, run_cli):
+    bad = tmp_path / "list.yaml"
+    bad.write_text("- 1\n- 2\n")
+    res = run_cli("new", "n", "--from", str(bad), "-o", str(tmp_path / "n.yaml"))
+    assert res.exit_code == 2 and str(bad) in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "n.yaml").exists()
+
+
+@pytest.mark.parametrize("where", ["afile/sub.yaml", "/proc/nope.yaml"])
+def test_new_output_errors_are_clean(where, tmp_path, run_cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("x\n")
+    res = run_cli("new", "n", "-o", where)
+    assert res.exit_code == 2, res.output
+    assert f"cannot write {where}" in res.output and "Traceback" not in res.output
