@@ -23,6 +23,8 @@ FORBIDDEN = {
     "exports": ("graphviz", "click", "infra.ingest", "infra.sweeps", "infra.reports", "infra.cli"),
     "ingest": ("openpyxl", "graphviz", "click", "infra.sweeps", "infra.reports", "infra.cli"),
     "sweeps": ("openpyxl", "graphviz", "click", "infra.reports", "infra.cli"),
+    # history sits beside ingest: it reads inventories and designs, never renders
+    "history": ("openpyxl", "graphviz", "click", "infra.sweeps", "infra.reports", "infra.cli"),
     "reports": ("click", "infra.cli"),
 }
 # the one shared atomic file writer (and its output rule: regular files only)

@@ -54,7 +54,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 def _register() -> None:
     from infra.cli import (catalog_cmd, collectives_cmd, compare_cmd, design_cmd, export_cmd,
-                           failures_cmd, ingest_cmd, sweep_cmd, topology_cmd)
+                           failures_cmd, history_cmd, ingest_cmd, sweep_cmd, topology_cmd)
 
     cli.add_command(design_cmd.design)
     cli.add_command(design_cmd.validate)
@@ -69,6 +69,7 @@ def _register() -> None:
     cli.add_command(ingest_cmd.ingest)
     cli.add_command(sweep_cmd.sweep)
     cli.add_command(sweep_cmd.diff_designs)
+    cli.add_command(history_cmd.history)
 
 
 _register()

@@ -1,0 +1,1 @@
+"""Alembic revisions, one file each (``0001_initial.py`` ...)."""
