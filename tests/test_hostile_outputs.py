@@ -257,3 +257,123 @@ def test_new_output_errors_are_clean(where, tmp_path, run_cli, monkeypatch):
     res = run_cli("new", "n", "-o", where)
     assert res.exit_code == 2, res.output
     assert f"cannot write {where}" in res.output and "Traceback" not in res.output
+
+
+# S3 -------------------------------------------------------------------------------------
+
+INJ = "=cmd|' /C calc'!A0"
+HOST_INJ = "=cmd|' -C calc'!A0"  # a directory name holds no '/'
+
+
+def _xlsx_texts(path: Path) -> tuple[list[str], str]:
+    """The formulas (``<f>``) of every sheet of a workbook, and all its XML text."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        xml = "".join(z.read(n).decode() for n in z.namelist()
+                      if n.startswith("xl/worksheets/sheet") or n == "xl/sharedStrings.xml")
+    return re.findall(r"<f>([^<]*)</f>", xml), xml
+
+
+def _csv_fields(path: Path) -> list[str]:
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as fh:
+        return [v for row in csv.reader(fh) for v in row]
+
+
+def _no_live_cell(root: Path) -> tuple[int, int]:
+    """Every workbook and CSV under ``root``: no formula holds injected text, no CSV field
+    starts a formula; returns (workbooks, CSV files) checked."""
+    from infra.reports.cellsafe import TRIGGERS, _NUMBER
+
+    books = csvs = 0
+    for f in sorted(root.rglob("*.xlsx")):
+        formulas, _ = _xlsx_texts(f)
+        assert not [x for x in formulas if "cmd" in x or "SUM(1337" in x], (f, formulas[:5])
+        books += 1
+    for f in sorted(root.rglob("*.csv")):
+        bad = [v for v in _csv_fields(f) if len(v) > 1 and v.startswith(TRIGGERS)
+               and not _NUMBER.fullmatch(v)]
+        assert not bad, (f, bad[:5])
+        csvs += 1
+    return books, csvs
+
+
+@pytest.fixture(scope="module")
+def injected(tmp_path_factory):
+    """Every workbook and CSV the tool writes, for a design named like a formula, a host
+    directory named like one and sweep grid values like one."""
+    from click.testing import CliRunner
+
+    from infra.cli.main import cli
+
+    tmp = tmp_path_factory.mktemp("inject")
+    design = _hostile_design(tmp, INJ)
+    out = tmp / "out"
+
+    def run(*args):
+        res = CliRunner().invoke(cli, list(args), obj={})
+        assert res.exit_code in (0, 1), res.output  # diff: 1 on error findings
+        return res
+
+    run("design", str(design), "-q", "--report", "xlsx", "-o", str(out))
+    run("failures", str(design), "--samples", "2000", "--report", "xlsx", "-o", str(out))
+    run("compare", str(design), "--report", "xlsx", "-o", str(out))
+    for target in ("cabling", "netbox"):
+        run("export", str(design), "--to", target, "-o", str(out))
+    grid = tmp / "grid.yaml"
+    grid.write_text(yaml.safe_dump({"parameters": {"name": {"path": "name", "values": [
+        INJ, "+SUM(1337,2)", "@SUM(1337,3)", "-2+3+cmd|' /C calc'!A0"]}}}))
+    run("sweep", str(DESIGNS / "dgx_h100_su.yaml"), "--grid", str(grid), "--workers", "1",
+        "--report", "csv", "--report", "xlsx", "-o", str(out))
+    inv = tmp / "inv"
+    shutil.copytree(INVENTORY, inv)
+    (inv / "r001n04").rename(inv / HOST_INJ)
+    run("diff", str(design), "--inventory", str(inv), "--report", "csv", "--report", "xlsx",
+        "-o", str(out))
+    return out
+
+
+def test_formula_text_is_text_in_every_workbook_and_csv(injected):
+    books, csvs = _no_live_cell(injected)
+    names = {p.name for p in injected.rglob("*") if p.is_file()}
+    assert {"hostile.xlsx", "hostile.failures.xlsx", "compare-hostile.xlsx",
+            "dgx_h100_su.sweep.xlsx", "hostile-diff.xlsx", "hostile.xlsx"} <= names, names
+    assert books >= 6 and csvs >= 6
+    # the injected text is there, as text
+    for f in ("hostile.xlsx", "hostile.failures.xlsx", "compare-hostile.xlsx",
+              "dgx_h100_su.sweep.xlsx", "hostile-diff.xlsx"):
+        _, xml = _xlsx_texts(next(injected.rglob(f)))
+        assert "=cmd|&apos; /C calc&apos;!A0" in xml or "=cmd|' /C calc'!A0" in xml, f
+    _, xml = _xlsx_texts(injected / "hostile-diff.xlsx")
+    assert "=cmd|' -C calc'!A0" in xml or "=cmd|&apos; -C calc&apos;!A0" in xml
+    sweep = _csv_fields(injected / "dgx_h100_su.sweep.csv")
+    assert "'" + INJ in sweep and "'+SUM(1337,2)" in sweep and "'@SUM(1337,3)" in sweep
+    assert "'-2+3+cmd|' /C calc'!A0" in sweep
+    assert "'" + HOST_INJ in _csv_fields(injected / "hostile-diff.csv")
+
+
+def test_the_tools_own_formulas_are_kept(injected):
+    """Only data is neutralised: the BOM's pricing rule and the compare workbook's live
+    TCO are still formulas."""
+    bom, _ = _xlsx_texts(injected / "hostile.xlsx")
+    assert any(f.startswith("IF(") and "unpriced" in f for f in bom)
+    assert any(f.startswith("'BOM'!") or "!" in f for f in bom)  # Summary -> BOM totals
+    tco, _ = _xlsx_texts(injected / "compare-hostile.xlsx")
+    assert any("energy_usd_per_kwh" in f for f in tco)
+
+
+def test_defuse_turns_only_foreign_formulas():
+    from openpyxl import Workbook
+
+    from infra.reports.cellsafe import defuse, formula
+
+    wb = Workbook()
+    ws = wb.active
+    ws.append([INJ, "=SUM(1337,1)", "text", 3])
+    formula(ws, "A2", "=D1*2")
+    assert defuse(wb) == 2
+    assert [c.data_type for c in ws[1]] == ["s", "s", "s", "n"] and ws["A2"].data_type == "f"
+    with pytest.raises(ValueError):
+        formula(ws, "A3", "not a formula")

@@ -85,15 +85,18 @@ def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
 
 
 def _csv(header: list[str], rows: list[list]) -> str:
+    from infra.reports.cellsafe import csv_row
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    w.writerows(["" if v is None else v for v in r] for r in rows)
+    w.writerow(csv_row(header))
+    w.writerows(csv_row("" if v is None else v for v in r) for r in rows)
     return buf.getvalue()
 
 
 def _xlsx(sheets: list[tuple[str, list[str], list[list]]]) -> bytes:
     from openpyxl import Workbook
+
+    from infra.reports.cellsafe import defuse
 
     wb = Workbook()
     wb.remove(wb.active)
@@ -103,6 +106,7 @@ def _xlsx(sheets: list[tuple[str, list[str], list[list]]]) -> bytes:
         for r in rows:
             ws.append(r)
         ws.freeze_panes = "A2"
+    defuse(wb)  # names from the design are text, never formulas
     buf = io.BytesIO()
     wb.save(buf)
     return _stable_zip(buf.getvalue())

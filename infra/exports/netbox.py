@@ -181,11 +181,13 @@ def _rack(name: str, u: int) -> dict:
 
 
 def _csv_files(b: dict) -> list[ExportFile]:
+    from infra.reports.cellsafe import csv_row
+
     def write(header, rows):
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(header)
-        w.writerows(rows)
+        w.writerow(csv_row(header))
+        w.writerows(csv_row(r) for r in rows)
         return buf.getvalue()
 
     racks = write(["site", "name", "status", "u_height", "width", "form_factor"],

@@ -245,8 +245,10 @@ def save_workbook(wb, path: Path) -> None:
     """
     from datetime import datetime, timezone
 
+    from infra.reports.cellsafe import defuse
     from infra.reports.xlsx_stream import StreamingExcelWriter
 
+    defuse(wb)  # text from the inputs never becomes a formula (CSV/formula injection)
     with ReproducibleZip(path, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         wb.properties.modified = datetime.now(timezone.utc).replace(tzinfo=None)  # as openpyxl
         StreamingExcelWriter(wb, archive).write_data()

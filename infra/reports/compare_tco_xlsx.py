@@ -68,6 +68,7 @@ def tco_sheet(wb, rows: list[dict], inputs: dict[str, Any], check: dict | None) 
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter as L
 
+    from infra.reports.cellsafe import formula
     from infra.reports.xlsx_report import style_header, widths
 
     prec = inputs.get("precision", "bf16")
@@ -95,8 +96,8 @@ def tco_sheet(wb, rows: list[dict], inputs: dict[str, Any], check: dict | None) 
             "usd_per_gpu_hour": (f'=IF(OR({f["tco_usd"]}="",{f["gpus"]}=0),"",{f["tco_usd"]}/'
                                  f'({f["gpus"]}*{HOURS}*years*utilisation))'),
         }
-        for k, formula in formulas.items():
-            ws[f[k]] = formula
+        for k, text in formulas.items():
+            formula(ws, f[k], text)  # the tool's own formulas: kept (infra.reports.cellsafe)
         for k in ("capex_usd", "energy_usd_per_year", "maintenance_usd_per_year", "facility_usd",
                   "tco_usd", per_pf):
             ws[f[k]].number_format = '"$"#,##0'

@@ -95,6 +95,9 @@ def _xlsx(res, table: list[dict[str, Any]], path: Path) -> None:
                 s.marker.symbol, s.graphicalProperties.line.noFill = "circle", True
                 ch.series.append(s)
             charts.add_chart(ch, f"A{1 + 20 * k}")
+    from infra.reports.cellsafe import defuse
+
+    defuse(wb)  # a grid value like '=SUM(1)' is text, never a formula
     wb.save(path)  # write_atomic pins the zip's times (byte-identical reruns)
 
 

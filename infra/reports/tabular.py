@@ -10,12 +10,23 @@ from infra.reports.terminal import table
 
 
 def to_csv(rows: list[dict]) -> str:
-    """CSV text of ``rows`` (header from the first row's keys)."""
+    """CSV text of ``rows`` (header from the first row's keys); text that a spreadsheet
+    would read as a formula gets a leading ``'`` (:func:`infra.reports.cellsafe.csv_cell`).
+
+    Examples
+    --------
+    >>> print(to_csv([{"name": "=SUM(1,2)", "n": -3}]), end="")
+    name,n
+    "'=SUM(1,2)",-3
+    """
+    from infra.reports.cellsafe import csv_cell
+
     buf = io.StringIO()
     if rows:
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+        w = csv.writer(buf, lineterminator="\n")
+        cols = list(rows[0])
+        w.writerow([csv_cell(c) for c in cols])
+        w.writerows([csv_cell(r.get(c, "")) for c in cols] for r in rows)
     return buf.getvalue()
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from infra.reports.cellsafe import formula
+
 COLUMNS = ["line", "level", "kind", "slug", "name", "vendor", "count", "where", "parent",
            "group", "included_in", "price_covers", "unit_price_usd", "low_usd", "high_usd",
            "price_basis", "price_date", "price_source", "status", "extended_usd"]
@@ -82,12 +84,13 @@ def _formulas(ws, i: int, p: int | None, col: dict[str, str]) -> None:
     inc, price, cov, cnt = (col[c] for c in ("included_in", "unit_price_usd",
                                              "price_covers", "count"))
     if p is not None:
-        ws[f"{inc}{i}"] = (f'=IF({inc}{p}<>"",{inc}{p},IF(AND({price}{p}<>"",'
-                           f'{cov}{p}="contents"),{col["slug"]}{p},""))')
+        formula(ws, f"{inc}{i}", f'=IF({inc}{p}<>"",{inc}{p},IF(AND({price}{p}<>"",'
+                                 f'{cov}{p}="contents"),{col["slug"]}{p},""))')
     blank = f'OR({price}{i}="",{cnt}{i}="")'
-    ws[f"{col['status']}{i}"] = (f'=IF({inc}{i}<>"","included",IF({blank},"unpriced",'
-                                 f'"priced"))')
-    ws[f"{col['extended_usd']}{i}"] = f'=IF({inc}{i}<>"",0,IF({blank},"",{cnt}{i}*{price}{i}))'
+    formula(ws, f"{col['status']}{i}", f'=IF({inc}{i}<>"","included",IF({blank},"unpriced",'
+                                       f'"priced"))')
+    formula(ws, f"{col['extended_usd']}{i}",
+            f'=IF({inc}{i}<>"",0,IF({blank},"",{cnt}{i}*{price}{i}))')
 
 
 def _totals(ws, last: int, col: dict[str, str]) -> dict[str, str]:
@@ -118,9 +121,9 @@ def _totals(ws, last: int, col: dict[str, str]) -> dict[str, str]:
         (SUMMARY_CELLS["capex_completeness_fraction"],
          f'=IF({priced}+{ext}{r0 + 1}=0,"",{priced}/({priced}+{ext}{r0 + 1}))'),
     ]
-    for k, (label, formula) in enumerate(rows):
+    for k, (label, text) in enumerate(rows):
         ws.cell(row=r0 + k, column=1, value=label)
-        ws[f"{ext}{r0 + k}"] = formula
+        formula(ws, f"{ext}{r0 + k}", text)
         out[label] = f"{ext}{r0 + k}"
     return out
 
@@ -132,6 +135,8 @@ def link_summary(wb, cells: dict[str, str], sheet: str) -> None:
     columns; its value is column B. The note beside the capex total (column D, when the
     sheet has a "Note" column) becomes the BOM's live "lower bound: N lines unpriced".
     """
+    from openpyxl.utils import get_column_letter
+
     from infra.reports.labels import metric_label
 
     if "Summary" not in wb.sheetnames:
@@ -150,6 +155,7 @@ def link_summary(wb, cells: dict[str, str], sheet: str) -> None:
         if hit is None:
             continue
         metric, addr = hit
-        ws.cell(row=row[0].row, column=2, value=f"='{sheet}'!{addr}")
+        formula(ws, f"B{row[0].row}", f"='{sheet}'!{addr}")
         if metric == "capex_priced_usd" and note_col:
-            ws.cell(row=row[0].row, column=note_col, value=f"='{sheet}'!{cells['Capex is']}")
+            formula(ws, f"{get_column_letter(note_col)}{row[0].row}",
+                    f"='{sheet}'!{cells['Capex is']}")
