@@ -377,3 +377,37 @@ def test_defuse_turns_only_foreign_formulas():
     assert [c.data_type for c in ws[1]] == ["s", "s", "s", "n"] and ws["A2"].data_type == "f"
     with pytest.raises(ValueError):
         formula(ws, "A3", "not a formula")
+
+
+# S4 -------------------------------------------------------------------------------------
+
+def _unknown_gpu(host_dir: Path, product: str) -> None:
+    smi = host_dir / "nvidia-smi-q.xml"
+    text = smi.read_text()
+    text = re.sub(r"<pci_device_id>[^<]*</pci_device_id>",
+                  "<pci_device_id>0xDEAD10DE</pci_device_id>", text)
+    text = re.sub(r"<product_name>[^<]*</product_name>",
+                  f"<product_name>{product}</product_name>", text)
+    smi.write_text(text)
+
+
+@pytest.mark.parametrize("how", ["product_name", "host_dir"])
+def test_dump_text_never_adds_keys_to_the_draft(how, tmp_path, run_cli):
+    inv = tmp_path / "inv"
+    shutil.copytree(INVENTORY, inv)
+    payload = "assumptions: {pue: 2.9, pue_source: measured}"
+    if how == "product_name":
+        _unknown_gpu(inv / "r001n01", f"X&#10;{payload}&#10;#NVIDIA H100 80GB HBM3")
+    else:
+        host = inv / f"r009n09\n{payload}\n#"
+        shutil.copytree(inv / "r001n01", host)
+        _unknown_gpu(host, "NVIDIA H100 80GB HBM3")
+    out = tmp_path / "draft.yaml"
+    res = run_cli("ingest", str(inv), "--to-design", str(out))
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    draft = yaml.safe_load(text)
+    assert sorted(draft) == ["build", "description", "name", "racks"], sorted(draft)
+    assert "assumptions:" not in [line.split(" ")[0] for line in text.splitlines()]
+    assert "\\nassumptions: {pue: 2.9" in text  # kept, escaped, on its comment line
+    assert "\nassumptions" not in res.stderr

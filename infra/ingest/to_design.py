@@ -28,6 +28,7 @@ from pathlib import Path
 import yaml
 
 from infra.errors import InfraError
+from infra.exports.common import one_line
 from infra.ingest.model import BuiltNode, Inventory
 from infra.models.catalog import Catalog
 from infra.models.expand import expand_tray
@@ -43,8 +44,12 @@ class DraftDesign:
     notes: list[str] = field(default_factory=list)
 
     def to_yaml(self) -> str:
-        head = "".join(f"# {n}\n" for n in ["Starting design written by `infra ingest --to-design`;",
-                                              "complete it before analysing:"] + self.notes)
+        """The draft as YAML: the notes as header comments, each escaped onto its one line
+        (dump text such as a GPU's product name or a host directory name never starts a
+        line of YAML), the data written by the YAML dumper."""
+        head = "".join(f"# {one_line(n)}\n" for n in [
+            "Starting design written by `infra ingest --to-design`;",
+            "complete it before analysing:"] + self.notes)
         return head + yaml.safe_dump(self.data, sort_keys=False, width=100)
 
 
@@ -93,7 +98,7 @@ def starting_design(inv: Inventory, catalog: Catalog, name: str | None = None) -
                      "(see designs/dgx_h100_su.yaml)")
     data = {"name": name or Path(inv.root).name, "description": "drafted from inventory "
             f"{inv.root}: {len(placed)} nodes", "racks": racks, "build": dict(build)}
-    return DraftDesign(data, notes)
+    return DraftDesign(data, [one_line(n) for n in notes])  # printed on a terminal too
 
 
 def nic_vendor(inv: Inventory) -> str | None:
