@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Comparison", "CostAssumptions", "DesignAnalysis", "FailureReview",
            "ResolvedDesign", "SweepResult", "analyze", "collectives", "compare", "diff_designs",
+           "train",
            "export", "failures", "frame", "load_catalog", "load_design", "sweep"]
 
 # Imported on first use: ``infra.analyze`` needs neither the comparison nor the failure
@@ -194,6 +195,51 @@ def collectives(design: ResolvedDesign | Path | str, ops=None, gpus=(), sizes=No
     rd = design if isinstance(design, ResolvedDesign) else load_design(design, catalog)
     return _collectives(rd, ops or OPS, gpus or (), sizes or DEFAULT_SIZES, algorithms,
                         partition)
+
+
+def train(design: ResolvedDesign | Path | str, model: str, tokens: float,
+          gpus: int | None = None, precision: str = "bf16", parallelism: str | dict | None = None,
+          batch_tokens: int | None = None, sequence_length: int | None = None,
+          framework: str = "megatron-lm", catalog: Catalog | None = None):
+    """Time, energy and cost to train ``model`` on ``tokens`` (``infra train``).
+
+    Parameters
+    ----------
+    design : ResolvedDesign or path
+    model : a ``model`` catalog slug (``catalogs/models``), e.g. ``"llama-3-70b"``
+    tokens : training tokens
+    gpus : job size (default: the design's GPUs in whole scale-up domains)
+    precision : ``"bf16"`` or ``"fp8"``
+    parallelism : ``"tp=8,pp=16"`` or a dict; the keys not given are chosen
+    batch_tokens, sequence_length : override the model entry's
+    framework : a ``training_framework`` slug (``catalogs/training``)
+
+    Returns
+    -------
+    TrainingRun
+        ``.as_dict()``: ``mfu_fraction``, ``tokens_per_s``, ``step_time_s``, ``days``,
+        ``gpu_hours``, ``facility_energy_mwh``, ``goodput_fraction``, ``parallelism``,
+        ``breakdown``...
+
+    Examples
+    --------
+    >>> import infra
+    >>> r = infra.train("designs/dgx_h100_su.yaml", "llama-3-8b", 1e12)
+    >>> r.gpus, r.step.parallelism.tp <= 8
+    (256, True)
+    """
+    from infra.analysis.perf.training import parse_parallelism
+    from infra.analysis.perf.training_run import train as _train
+
+    rd = design if isinstance(design, ResolvedDesign) else load_design(design, catalog)
+    cat = rd.catalog
+    arch = cat.get(model, "model")
+    if sequence_length:
+        arch = arch.model_copy(update={"sequence_length": sequence_length})
+    fw = cat.get(framework, "training_framework")
+    given = parallelism if isinstance(parallelism, dict) else parse_parallelism(parallelism)
+    return _train(_analyze(rd), arch, tokens, fw, gpus=gpus, precision=precision, given=given,
+                  batch_tokens=batch_tokens)
 
 
 def frame(rows: list[dict[str, Any]]):

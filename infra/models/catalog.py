@@ -32,6 +32,7 @@ from infra.models.parts import (
     PcieSwitch,
     Superchip,
 )
+from infra.models.ml_parts import ModelArch, TrainingFramework
 from infra.models.perf_parts import CollectiveModel
 from infra.models.systems import (
     ComputeTray,
@@ -63,6 +64,8 @@ KIND_MODELS: dict[str, type[Part]] = {
         CoolingUnit,
         GenericUnit,
         CollectiveModel,
+        ModelArch,
+        TrainingFramework,
     )
 }
 

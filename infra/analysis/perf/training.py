@@ -1,0 +1,266 @@
+"""Step time of training a model on a design: memory, compute, exposed communication,
+pipeline bubble, and the parallelism that makes it fastest.
+
+For a parallelism ``tp x cp x pp x dp`` (x ``ep`` inside data parallelism for MoE), a
+micro-batch, a recompute policy and ``v`` interleaved stages (Megatron's rank order:
+tensor fastest, then context, data, pipeline):
+
+- **Memory per GPU** = weights + gradients (bytes per parameter of the framework) of the
+  GPU's share of the parameters + the optimizer state sharded over data parallelism +
+  activations (Korthikanti et al.: ``34 s b h / t`` per layer with selective recompute,
+  ``+ 5 a s / h`` without, ``2 s b h / t`` with full recompute; the first pipeline stage
+  holds ``min(m, pp)`` micro-batches, ``x (1 + (pp-1)/(pp v))`` interleaved) + FP32
+  logits; it must fit the GPU's HBM x the framework's usable share.
+- **Compute** = FLOPs per GPU at the GPU's measured achievable matmul rate (MAMF; FP8
+  matmuls at MAMF x FP8/BF16 peak), recomputed forward passes included.
+- **Exposed communication**, each call timed by :mod:`infra.analysis.perf.collectives`
+  on the placement it has: TP (per layer and micro-batch 4 all-reduce-equivalents of
+  ``b s h`` BF16, 6 with full recompute), CP (all-gather of K and V forward,
+  reduce-scatter backward), EP (4 all-to-alls of the routed tokens per MoE layer), PP
+  (activations and gradients between stages), DP (FP32 gradient reduce-scatter and BF16
+  parameter all-gather per step), each times ``1 - overlap`` from the framework entry.
+- **Bubble** = ``(pp - 1) / (m v)`` x compute (interleaved 1F1B).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+
+from infra.analysis.perf.collectives import predict
+from infra.analysis.perf.inputs import DesignTiers, Placement
+from infra.analysis.perf.model_flops import ModelFigures
+from infra.models.ml_parts import ModelArch, TrainingFramework
+
+RECOMPUTE = ("none", "selective", "full")
+KEYS = ("tp", "pp", "dp", "cp", "ep", "mb", "vpp", "recompute")
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    cp: int = 1
+    ep: int = 1
+    mb: int = 1  # micro-batch, sequences
+    vpp: int = 1  # interleaved (virtual) stages per GPU
+    recompute: str = "selective"
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.dp * self.cp
+
+    def text(self) -> str:
+        return ",".join(f"{k}={getattr(self, k)}" for k in KEYS)
+
+
+@dataclass(frozen=True)
+class Chip:
+    """The per-GPU figures the step model needs (from the catalog, once)."""
+
+    hbm_gb: float
+    peak_bf16_tflops: float
+    achievable_bf16_tflops: float
+    fp8_speedup: float  # FP8 / BF16 dense peak (0: no FP8)
+    achievable_is_measured: bool
+
+
+@dataclass(frozen=True)
+class Step:
+    parallelism: Parallelism
+    micro_batches: int
+    memory_gb: float
+    memory: dict
+    step_time_s: float
+    breakdown: dict
+    model_flops_per_gpu: float
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["parallelism"] = self.parallelism.text()
+        return d
+
+
+def memory_per_gpu(arch: ModelArch, fig: ModelFigures, fw: TrainingFramework, p: Parallelism,
+                   m: int) -> dict[str, float]:
+    """Bytes per GPU by kind (weights and gradients, optimizer, activations, logits)."""
+    moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
+    routed = moe_layers * (arch.moe.experts * fig.expert_params) if arch.moe else 0.0
+    dense = fig.params - routed
+    shard = p.tp * p.pp
+    per_dense, per_expert = dense / shard, routed / (p.pp * p.ep)
+    shard_d, shard_e = p.dp * p.cp, max(1, p.dp * p.cp // p.ep)
+    weights = (per_dense + per_expert) * fw.weight_bytes_per_param
+    grads = (per_dense / (shard_d if fw.grads_sharded else 1)
+             + per_expert / (shard_e if fw.grads_sharded else 1)) * fw.grad_bytes_per_param
+    states = weights + grads
+    optim = (per_dense / shard_d + per_expert / shard_e) * fw.optimizer_bytes_per_param
+    s = fig.sequence_length / p.cp
+    h = arch.hidden_size
+    factor = {"none": fw.activation_bytes_selective + fw.activation_bytes_attention * arch.heads
+              * s / h, "selective": fw.activation_bytes_selective,
+              "full": fw.activation_bytes_full_recompute}[p.recompute]
+    per_layer = factor * s * p.mb * h / p.tp
+    layers = math.ceil(arch.layers / p.pp)
+    inflight = min(m, p.pp) * (1 + (p.pp - 1) / (p.pp * p.vpp) if p.vpp > 1 else 1)
+    logits = 4 * s * p.mb * arch.vocab_size / p.tp
+    return {"weights_and_grads": states, "optimizer": optim,
+            "activations": per_layer * layers * inflight, "logits": logits}
+
+
+def _placement(gpus: int, ppn: int, job: Placement) -> Placement:
+    ppn = max(1, min(ppn, gpus))
+    nodes = math.ceil(gpus / ppn)
+    if nodes == 1:
+        return Placement(gpus, ppn, 1, 1, 0, "none", 1.0)
+    return Placement(gpus, ppn, nodes, job.fabric_nodes, job.leaves, job.top_tier,
+                     job.oversubscription)
+
+
+def _call(t: DesignTiers, op: str, pl: Placement, size: float) -> float:
+    if pl.gpus <= 1 or size <= 0:
+        return 0.0
+    return predict(t, op, pl, max(1, int(size))).time_s
+
+
+def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramework, chip: Chip,
+         p: Parallelism, batch_tokens: int, precision: str, job: Placement) -> Step:
+    """Memory and step time of one parallelism (see the module's rules)."""
+    seqs = max(1, batch_tokens // fig.sequence_length)
+    m = max(1, seqs // (p.dp * p.mb))
+    tokens = m * p.mb * p.dp * fig.sequence_length  # tokens per step as run
+    mem = memory_per_gpu(arch, fig, fw, p, m)
+    n = p.gpus
+    matmul = tokens * fig.matmul_flops_per_token / n
+    attn = tokens * fig.attention_flops_per_token / n
+    rate = chip.achievable_bf16_tflops * 1e12 * fw.compute_efficiency_fraction
+    mrate = rate * (chip.fp8_speedup if precision == "fp8" and chip.fp8_speedup else 1.0)
+    compute = matmul / mrate + attn / rate
+    recompute = {"none": 0.0, "selective": attn / 3 / rate,
+                 "full": (matmul / 3) / mrate + attn / 3 / rate}[p.recompute]
+    bubble = (p.pp - 1) / (m * p.vpp) * (compute + recompute)
+    d, h = t.domain_gpus, arch.hidden_size
+    layers = math.ceil(arch.layers / p.pp)
+    s_local = fig.sequence_length / p.cp
+    act = p.mb * s_local * h * 2
+    tp_calls = 6 if p.recompute == "full" else 4
+    tp_t = tp_calls * layers * m * _call(t, "all_reduce", _placement(p.tp, d, job), act)
+    cp_t = 0.0
+    if p.cp > 1:
+        kv = (2 * arch.kv_heads * (arch.head_dim or h // arch.heads) if arch.mla is None
+              else arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim)
+        cpl = _placement(p.cp, d // p.tp, job)
+        size = p.mb * fig.sequence_length * kv * 2
+        calls = 3 if p.recompute == "full" else 2
+        cp_t = calls / 2 * layers * m * (_call(t, "all_gather", cpl, size)
+                                         + _call(t, "reduce_scatter", cpl, size))
+    ep_t = 0.0
+    if arch.moe and p.ep > 1:
+        moe_layers = math.ceil((arch.layers - arch.moe.dense_layers) / p.pp)
+        size = p.mb * s_local / p.tp * arch.moe.active_experts * h * 2
+        epl = _placement(p.ep, d // (p.tp * p.cp), job)
+        ep_t = 4 * moe_layers * m * _call(t, "all_to_all", epl, size)
+    pp_t = 0.0
+    if p.pp > 1:
+        cross = p.tp * p.cp * p.dp >= d  # stage neighbours in other domains
+        bw = (t.net_gbit_s_effective / 8 * t.model.net_efficiency if cross
+              else t.links_per_gpu * t.model.scale_up_link_gbyte_s)
+        pp_t = 2 * m * p.vpp * (act / p.tp) / (bw * 1e9)
+    dp_ranks = p.dp * p.cp
+    dpl = _placement(dp_ranks, d // p.tp, job)
+    per_gpu_params = (fig.params / (p.tp * p.pp))
+    dp_t = (_call(t, "reduce_scatter", dpl, per_gpu_params * fw.grad_bytes_per_param)
+            + _call(t, "all_gather", dpl, per_gpu_params * fw.weight_bytes_per_param))
+    exposed = {"tp_s": tp_t * (1 - fw.tp_overlap_fraction),
+               "cp_s": cp_t * (1 - fw.cp_overlap_fraction),
+               "ep_s": ep_t * (1 - fw.ep_overlap_fraction), "pp_s": pp_t,
+               "dp_s": dp_t * (1 - fw.dp_overlap_fraction)}
+    breakdown = {"compute_s": compute, "recompute_s": recompute, "bubble_s": bubble, **exposed}
+    total = sum(breakdown.values())
+    return Step(p, m, sum(mem.values()) / 1e9, {k: v / 1e9 for k, v in mem.items()}, total,
+                breakdown, (matmul + attn))
+
+
+def fits(s: Step, chip: Chip, fw: TrainingFramework) -> bool:
+    return s.memory_gb <= chip.hbm_gb * fw.hbm_usable_fraction
+
+
+def _pow2(limit: int) -> list[int]:
+    return [2**k for k in range(0, 20) if 2**k <= limit]
+
+
+def candidates(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramework,
+               gpus: int, batch_tokens: int, given: dict) -> list[Parallelism]:
+    """Every parallelism the chooser tries (``given`` fixes any of :data:`KEYS`)."""
+    seqs = max(1, batch_tokens // fig.sequence_length)
+    out = []
+    tps = [x for x in _pow2(t.domain_gpus) if arch.heads % x == 0 and t.domain_gpus % x == 0]
+    for tp in ([given["tp"]] if "tp" in given else tps):
+        for cp in ([given["cp"]] if "cp" in given else _pow2(max(1, fig.sequence_length // 4096))):
+            for pp in ([given["pp"]] if "pp" in given else _pow2(arch.layers)):
+                if gpus % (tp * cp * pp):
+                    continue
+                dp = gpus // (tp * cp * pp)
+                if "dp" in given and given["dp"] != dp or dp > seqs:
+                    continue
+                eps = [1] if not arch.moe else [x for x in _pow2(arch.moe.experts)
+                                                if (dp * cp) % x == 0]
+                for ep in ([given["ep"]] if "ep" in given else eps):
+                    for mb in ([given["mb"]] if "mb" in given else [1, 2]):
+                        layers = math.ceil(arch.layers / pp)
+                        vs = [v for v in _pow2(fw.max_virtual_stages) if v <= layers] if pp > 1 else [1]
+                        for v in ([given["vpp"]] if "vpp" in given else vs):
+                            for rc in ([given["recompute"]] if "recompute" in given else RECOMPUTE):
+                                out.append(Parallelism(tp, pp, dp, cp, ep, mb, v, rc))
+    return out
+
+
+def choose(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramework, chip: Chip,
+           gpus: int, batch_tokens: int, precision: str, job: Placement,
+           given: dict) -> tuple[Step | None, Step | None, int]:
+    """(fastest step that fits, the smallest-memory step tried, candidates tried)."""
+    best = smallest = None
+    tried = 0
+    for p in candidates(t, arch, fig, fw, gpus, batch_tokens, given):
+        s = step(t, arch, fig, fw, chip, p, batch_tokens, precision, job)
+        tried += 1
+        if smallest is None or s.memory_gb < smallest.memory_gb:
+            smallest = s
+        if fits(s, chip, fw) and (best is None or s.step_time_s < best.step_time_s):
+            best = s
+    return best, smallest, tried
+
+
+def parse_parallelism(text: str | None) -> dict:
+    """``tp=8,pp=16,dp=64,recompute=full`` -> a dict of the keys given.
+
+    Examples
+    --------
+    >>> parse_parallelism("tp=8, pp=16,recompute=full")
+    {'tp': 8, 'pp': 16, 'recompute': 'full'}
+    """
+    from infra.errors import InfraError
+
+    out: dict = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        key, _, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if key not in KEYS:
+            raise InfraError(f"unknown parallelism key {key!r}",
+                             hint=f"use {', '.join(KEYS)}, e.g. tp=8,pp=16,dp=64")
+        if key == "recompute":
+            if value not in RECOMPUTE:
+                raise InfraError(f"recompute={value!r}", hint=f"choose {', '.join(RECOMPUTE)}")
+            out[key] = value
+            continue
+        if not value.isdigit() or not 1 <= int(value) <= 1_000_000:
+            raise InfraError(f"{key}={value!r} is not a count", hint=f"e.g. {key}=8")
+        out[key] = int(value)
+    return out
+
+
+__all__ = ["KEYS", "RECOMPUTE", "Chip", "Parallelism", "Step", "candidates", "choose", "fits",
+           "memory_per_gpu", "parse_parallelism", "replace", "step"]

@@ -1,0 +1,235 @@
+"""From a step to a run: time, energy, goodput and cost of training a model on a design.
+
+``train(analysis, model, tokens, ...)`` places the job (default: every GPU of the
+design, rounded down to whole scale-up domains), takes the user's parallelism or
+chooses the fastest that fits (:mod:`infra.analysis.perf.training`), then:
+
+- tokens/s = tokens per step / step time; MFU = model FLOPs / (step time x GPUs x BF16
+  dense peak); TFLOPs per GPU = model FLOPs per GPU / step time;
+- days = tokens / (tokens/s x goodput) / 86,400, goodput from the failure review
+  (interruptions of a job of that size, Daly's checkpoint interval, restart time);
+- GPU-hours = GPUs x days x 24; energy = the design's typical IT power x the job's share
+  of its GPUs x hours (facility: x PUE);
+- $ per run = GPU-hours x the design's TCO per GPU-hour (:mod:`infra.analysis.cost.tco`),
+  $ per million tokens, where the design is priced (a lower bound if capex is).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from infra.analysis.perf.inputs import design_tiers, place_job
+from infra.analysis.perf.model_flops import model_figures
+from infra.analysis.perf.training import Chip, Step, choose, fits, step
+from infra.errors import InfeasibleDesignError, TopologyError
+
+DEFAULT_BATCH_TOKENS = 16 * 2**20
+
+
+@dataclass
+class TrainingRun:
+    design: str
+    model: str
+    gpus: int
+    precision: str
+    tokens: float
+    batch_tokens: int
+    step: Step
+    chosen: bool  # the parallelism was chosen (not given)
+    candidates_tried: int
+    tokens_per_s: float
+    model_tflops_per_gpu: float
+    mfu_fraction: float
+    goodput_fraction: float
+    days: float
+    gpu_hours: float
+    it_energy_mwh: float
+    facility_energy_mwh: float
+    usd_per_run: float | None
+    usd_per_million_tokens: float | None
+    cost_is_lower_bound: bool
+    flops_per_token: float
+    attention_flops_per_token: float
+    assumptions: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        s = self.step
+        return {
+            "design": self.design, "model": self.model, "gpus": self.gpus,
+            "precision": self.precision, "tokens": self.tokens, "batch_tokens": self.batch_tokens,
+            "parallelism": s.parallelism.text(), "parallelism_chosen": self.chosen,
+            "micro_batches": s.micro_batches, "step_time_s": round(s.step_time_s, 4),
+            "tokens_per_s": round(self.tokens_per_s, 1),
+            "model_tflops_per_gpu": round(self.model_tflops_per_gpu, 1),
+            "mfu_fraction": round(self.mfu_fraction, 4),
+            "goodput_fraction": round(self.goodput_fraction, 4), "days": round(self.days, 2),
+            "gpu_hours": round(self.gpu_hours), "it_energy_mwh": round(self.it_energy_mwh, 1),
+            "facility_energy_mwh": round(self.facility_energy_mwh, 1),
+            "usd_per_run": None if self.usd_per_run is None else round(self.usd_per_run),
+            "usd_per_million_tokens": (None if self.usd_per_million_tokens is None
+                                       else round(self.usd_per_million_tokens, 3)),
+            "cost_is_lower_bound": self.cost_is_lower_bound,
+            "memory_gb_per_gpu": round(s.memory_gb, 2),
+            "memory": {k: round(v, 2) for k, v in s.memory.items()},
+            "breakdown": {k: round(v, 4) for k, v in s.breakdown.items()},
+            "flops_per_token": self.flops_per_token,
+            "attention_flops_per_token": self.attention_flops_per_token,
+            "candidates_tried": self.candidates_tried,
+            "assumptions": self.assumptions,
+        }
+
+
+def chip_of(gpu) -> tuple[Chip, str | None]:
+    """The GPU's step-model figures, and a note when achievable FLOPS is not measured."""
+    peak = gpu.peak_dense_tflops.bf16
+    if not peak:
+        raise TopologyError(f"GPU {gpu.slug!r} has no BF16 peak in the catalog: cannot train",
+                            hint="give peak_dense_tflops.bf16 in its catalog entry")
+    fp8 = gpu.peak_dense_tflops.fp8 or 0.0
+    note = None
+    ach = gpu.mamf_bf16_tflops
+    if ach is None:
+        ach = 0.75 * peak
+        note = (f"{gpu.slug}: no published MAMF; achievable BF16 taken as 75 % of peak "
+                f"({ach:,.0f} TF, an assumption: published MAMF/peak spans 60-80 %)")
+    return Chip(gpu.hbm_gb or 0.0, peak, ach, fp8 / peak if fp8 else 0.0,
+                gpu.mamf_bf16_tflops is not None), note
+
+
+def job_gpus(t, gpus: int | None) -> int:
+    if gpus is None:
+        return max(t.domain_gpus, t.gpus // t.domain_gpus * t.domain_gpus)
+    if not 1 <= gpus <= t.gpus:
+        raise TopologyError(f"a job of {gpus:,} GPUs does not fit: the design has {t.gpus:,}",
+                            hint=f"give --gpus between 1 and {t.gpus:,}")
+    return gpus
+
+
+def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
+          precision: str = "bf16", given: dict | None = None,
+          batch_tokens: int | None = None, rates=None, cost=None) -> TrainingRun:
+    """Time, energy and cost of training ``arch`` on ``tokens`` (see the module docstring).
+
+    ``analysis``: a :class:`~infra.analysis.summary.DesignAnalysis`; ``arch`` a
+    ``model`` catalog entry, ``framework`` a ``training_framework`` entry; ``given``:
+    parallelism keys fixed by the user (:func:`~infra.analysis.perf.training.parse_parallelism`);
+    ``rates``: a failure-rate table (default the shipped one); ``cost``: CostAssumptions.
+    """
+    rd = analysis.rd
+    t = design_tiers(rd, analysis.bandwidth, analysis.fabrics)
+    if t.model is None:
+        raise TopologyError(f"no collective model for GPU {t.gpu!r}: communication cannot be "
+                            "timed", hint="give the GPU's catalog entry a collective_model")
+    if precision not in ("bf16", "fp8"):
+        raise TopologyError(f"precision {precision!r}", hint="choose bf16 or fp8")
+    gpu = rd.catalog.get(t.gpu)
+    chip, note = chip_of(gpu)
+    if precision == "fp8" and not chip.fp8_speedup:
+        raise TopologyError(f"{t.gpu} has no FP8 peak in the catalog", hint="train in bf16")
+    n = job_gpus(t, gpus)
+    fig = model_figures(arch)
+    batch = batch_tokens or arch.global_batch_tokens or DEFAULT_BATCH_TOKENS
+    job = place_job(t, n)
+    given = dict(given or {})
+    best, smallest, tried = choose(t, arch, fig, framework, chip, n, batch, precision, job, given)
+    if best is None:
+        raise _no_fit(arch, fig, chip, framework, n, smallest, given)
+    s = best
+    tokens_step = s.micro_batches * s.parallelism.mb * s.parallelism.dp * fig.sequence_length
+    tps = tokens_step / s.step_time_s
+    tflops = s.model_flops_per_gpu / s.step_time_s / 1e12
+    good, good_note = _goodput(analysis, n, rates)
+    days = tokens / (tps * good) / 86_400
+    hours = days * 24
+    share = n / t.gpus
+    it_kw = analysis.power.it_typical_kw * share
+    usd, lower = _cost(analysis, cost)
+    assumptions = _assumptions(arch, framework, batch, note, good_note, precision, given)
+    return TrainingRun(
+        rd.name, arch.slug, n, precision, tokens, batch, s, not _complete(given), tried, tps,
+        tflops, tflops / chip.peak_bf16_tflops, good, days, n * hours, it_kw * hours / 1000,
+        it_kw * analysis.power.pue * hours / 1000,
+        None if usd is None else usd * n * hours,
+        None if usd is None else usd * n * hours / (tokens / 1e6), lower,
+        fig.flops_per_token, fig.attention_flops_per_token, assumptions)
+
+
+def _complete(given: dict) -> bool:
+    return all(k in given for k in ("tp", "pp", "cp"))
+
+
+def _no_fit(arch, fig, chip, fw, n, smallest, given) -> InfeasibleDesignError:
+    usable = chip.hbm_gb * fw.hbm_usable_fraction
+    if smallest is None:
+        return InfeasibleDesignError(
+            f"no parallelism of {arch.slug} fits {n:,} GPUs with "
+            + (", ".join(f"{k}={v}" for k, v in given.items()) or "any split"),
+            hint="check that tp x cp x pp divides the GPU count and the batch has a sequence "
+                 "per data-parallel rank")
+    mem = ", ".join(f"{k.replace('_', ' ')} {v:,.1f} GB" for k, v in smallest.memory.items())
+    need_total = fig.params * (fw.weight_bytes_per_param + fw.grad_bytes_per_param
+                               + fw.optimizer_bytes_per_param) / 1e9
+    return InfeasibleDesignError(
+        f"{arch.slug} does not fit on {n:,} GPUs: its smallest split "
+        f"({smallest.parallelism.text()}) needs {smallest.memory_gb:,.1f} GB per GPU ({mem}); "
+        f"each GPU has {usable:,.1f} GB usable ({chip.hbm_gb:g} GB x "
+        f"{fw.hbm_usable_fraction:g}); the model's weights, gradients and optimizer state "
+        f"alone are {need_total:,.0f} GB",
+        hint="give more GPUs (--gpus) or a design with more HBM per GPU")
+
+
+def _goodput(analysis, n: int, rates) -> tuple[float, str]:
+    from infra.analysis.reliability.failures import failure_rows, geometry, job_view
+    from infra.models.rates import load_rates
+
+    rates = rates or load_rates(design_rows=analysis.rd.design.failure_rates,
+                                design_file=analysis.rd.file)
+    geo = geometry(analysis)
+    view = job_view(failure_rows(analysis, rates), geo, n, rates.job.checkpoint_write_seconds,
+                    rates.job.restart_minutes)
+    return view.goodput_fraction, (
+        f"goodput {view.goodput_fraction:.3f}: {view.interruptions_per_day:.2f} interruptions "
+        f"per day on {n:,} GPUs, checkpoint every {view.daly_interval_minutes:.0f} min "
+        f"(Daly), write {view.checkpoint_write_seconds:g} s, restart "
+        f"{view.restart_minutes:g} min")
+
+
+def _cost(analysis, cost) -> tuple[float | None, bool]:
+    from infra.analysis.cost.tco import CostAssumptions, total_cost
+
+    if analysis.capex is None or analysis.capex.priced_usd is None:
+        return None, False
+    m = analysis.metrics()
+    tco = total_cost(analysis.capex, m["it_power_kw"], analysis.power.pue,
+                     m.get("peak_dense_pflops_bf16"), m["gpus"], cost or CostAssumptions())
+    return tco.usd_per_gpu_hour, bool(tco.capex_is_lower_bound)
+
+
+def _assumptions(arch, fw, batch, chip_note, good_note, precision, given) -> list[dict]:
+    rows = [{"item": "framework", "value": fw.name, "source": fw.slug},
+            {"item": "tokens per step", "value": batch,
+             "source": "model entry" if arch.global_batch_tokens else "default 16M (assumption)"},
+            {"item": "overlap (DP / TP / CP / EP hidden)",
+             "value": f"{fw.dp_overlap_fraction:g} / {fw.tp_overlap_fraction:g} / "
+                      f"{fw.cp_overlap_fraction:g} / {fw.ep_overlap_fraction:g}",
+             "source": fw.slug},
+            {"item": "HBM usable", "value": fw.hbm_usable_fraction, "source": fw.slug},
+            {"item": "FLOPs per token", "value": "6 x active params + attention (PaLM)",
+             "source": "infra.analysis.perf.model_flops"},
+            {"item": "goodput", "value": good_note, "source": "failure review (catalogs/rates)"},
+            {"item": "energy", "value": "typical IT power x the job's share of the design's "
+                                        "GPUs; facility x PUE", "source": "power model"}]
+    if precision == "fp8":
+        rows.append({"item": "FP8", "value": "matmuls at MAMF x FP8/BF16 dense peak; attention "
+                                             "in BF16", "source": "assumption"})
+    if chip_note:
+        rows.append({"item": "achievable FLOPS", "value": chip_note, "source": "assumption"})
+    if given:
+        rows.append({"item": "parallelism given", "value": ", ".join(
+            f"{k}={v}" for k, v in given.items()), "source": "user"})
+    return rows
+
+
+__all__ = ["DEFAULT_BATCH_TOKENS", "TrainingRun", "chip_of", "fits", "job_gpus", "math",
+           "step", "train"]

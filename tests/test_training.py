@@ -1,0 +1,142 @@
+"""Training time on a design (``infra train``): model catalog figures, the Llama 3 405B
+Table 4 anchors, the chooser, memory refusals, run-level arithmetic and the CLI contract."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import DESIGNS
+from infra.analysis.perf.model_flops import model_figures
+
+LLAMA = DESIGNS / "llama3_h100_16k.yaml"  # 16,384 H100 in 8-GPU servers, 400G RoCE
+
+
+@pytest.mark.parametrize("slug", ["llama-3-8b", "llama-3-70b", "llama-3-405b", "gpt-3-175b",
+                                  "mixtral-8x7b", "deepseek-v3"])
+def test_parameters_match_the_published_totals(catalog, slug):
+    """Parameters computed from the architecture land within 1 % of the model card, and
+    the active count of the MoE models within 2 %."""
+    m = catalog.get(slug)
+    f = model_figures(m)
+    assert f.params / 1e9 == pytest.approx(m.params_published_b, rel=0.01)
+    if m.active_params_published_b:
+        assert f.active_params / 1e9 == pytest.approx(m.active_params_published_b, rel=0.02)
+
+
+def test_llama_405b_flops_per_token_by_hand(catalog):
+    """Per layer: attention 2 x 16,384^2 (Q, O) + 2 x 16,384 x 1,024 (K, V) = 570,425,344;
+    FFN 3 x 16,384 x 53,248 = 2,617,245,696; layer 3,187,671,040, x 126 layers =
+    401,646,551,040; embeddings 128,256 x 16,384 = 2,101,346,304, twice (untied): total
+    405,849,243,648 (norm weights left out: 2 x 16,384 per layer, 0.001 %).
+    Matmul FLOPs per token = 6 x (total - input embedding) = 6 x 403,747,897,344
+    = 2.4225e12; attention = 3 x 2 x 8,192 x (128 x 128 x 2) x 126 = 2.0293e11."""
+    f = model_figures(catalog.get("llama-3-405b"))
+    assert f.params == 405_849_243_648
+    assert f.matmul_flops_per_token == pytest.approx(6 * 403_747_897_344)
+    assert f.attention_flops_per_token == pytest.approx(3 * 2 * 8192 * 128 * 128 * 2 * 126)
+
+
+TABLE4 = [  # Llama 3 paper (arXiv 2407.21783) Table 4: GPUs, TP, CP, PP, sequence, TFLOPs/GPU
+    (8192, 8, 1, 16, 8192, 430),
+    (16384, 8, 1, 16, 8192, 400),
+    (16384, 8, 16, 16, 131072, 380),
+]
+
+
+@pytest.mark.parametrize("gpus, tp, cp, pp, seq, published", TABLE4)
+def test_llama3_table4_within_15_percent(gpus, tp, cp, pp, seq, published):
+    """The published parallelism given (DP follows: 64, 128, 8), 16M tokens per step."""
+    import infra
+
+    r = infra.train(LLAMA, "llama-3-405b", 15.6e12, gpus=gpus,
+                    parallelism=f"tp={tp},cp={cp},pp={pp}", sequence_length=seq)
+    assert r.step.parallelism.dp == gpus // (tp * cp * pp)
+    assert r.model_tflops_per_gpu == pytest.approx(published, rel=0.15)
+
+
+@pytest.mark.parametrize("gpus, tp, cp, pp, seq, published", TABLE4)
+def test_chooser_is_at_least_as_fast(gpus, tp, cp, pp, seq, published):
+    import infra
+
+    given = infra.train(LLAMA, "llama-3-405b", 15.6e12, gpus=gpus,
+                        parallelism=f"tp={tp},cp={cp},pp={pp}", sequence_length=seq)
+    chosen = infra.train(LLAMA, "llama-3-405b", 15.6e12, gpus=gpus, sequence_length=seq)
+    assert chosen.chosen and not given.chosen
+    assert chosen.step.step_time_s <= given.step.step_time_s * (1 + 1e-9)
+    assert chosen.step.parallelism.tp <= 8  # TP stays inside the 8-GPU NVLink domain
+
+
+def test_model_card_gpu_hours_held_out():
+    """Not a calibration point: Llama 3.1 405B's model card gives 30.84M H100 GPU-hours for
+    15.6T tokens. Predicted with Table 4's 16,384-GPU configuration, goodput from the
+    design's failure rates: within 25 %."""
+    import infra
+
+    r = infra.train(LLAMA, "llama-3-405b", 15.6e12, gpus=16384, parallelism="tp=8,cp=1,pp=16")
+    assert r.gpu_hours == pytest.approx(30.84e6, rel=0.25)
+
+
+def test_run_arithmetic():
+    """days = tokens / (tokens/s x goodput) / 86,400; GPU-hours = GPUs x days x 24;
+    facility MWh = IT MWh x PUE; $ per million tokens = $ per run / (tokens / 10^6)."""
+    import infra
+
+    r = infra.train(DESIGNS / "dgx_h100_su.yaml", "llama-3-8b", 1e12)
+    d = r.as_dict()
+    assert r.days == pytest.approx(1e12 / (r.tokens_per_s * r.goodput_fraction) / 86_400)
+    assert r.gpu_hours == pytest.approx(256 * r.days * 24)
+    assert r.facility_energy_mwh == pytest.approx(r.it_energy_mwh * 1.5)  # dgx_h100_su PUE 1.5
+    assert r.usd_per_million_tokens == pytest.approx(r.usd_per_run / 1e6)
+    step = r.step
+    assert step.step_time_s == pytest.approx(sum(step.breakdown.values()))
+    assert set(d) >= {"mfu_fraction", "tokens_per_s", "step_time_s", "days", "gpu_hours",
+                      "facility_energy_mwh", "goodput_fraction", "parallelism", "breakdown"}
+    assert 0 < r.mfu_fraction < 0.81  # below MAMF / peak = 794.5 / 989
+
+
+def test_memory_by_hand():
+    """405B, tp=8 pp=16 dp=128, full recompute (Megatron distributed optimizer):
+    weights + FP32 grads 405,848,260,608 / 128 x 6 B = 19.024 GB; optimizer x 12 / 128 =
+    0.297 GB; activations 2 B x 8,192 x 16,384 / 8 = 33,554,432 B per layer, x 8 layers x
+    16 micro-batches in flight x (1 + 15 / 64) (4 interleaved stages) = 5.3016 GB; FP32 logits 4 x 8,192 x 128,256 / 8
+    = 0.525 GB."""
+    import infra
+
+    r = infra.train(LLAMA, "llama-3-405b", 1e12, gpus=16384,
+                    parallelism="tp=8,cp=1,pp=16,recompute=full,vpp=4")
+    mem = r.step.memory
+    assert mem["weights_and_grads"] == pytest.approx(19.024, abs=0.001)
+    assert mem["optimizer"] == pytest.approx(0.2973, abs=0.0005)
+    assert mem["activations"] == pytest.approx(5.3016, abs=0.0001)
+    assert mem["logits"] == pytest.approx(0.525, abs=0.001)
+
+
+def test_a_model_that_cannot_fit_names_its_memory(run_cli):
+    r = run_cli("train", str(DESIGNS / "dgx_h100_su.yaml"), "--model", "llama-3-405b",
+                "--tokens", "1e12", "--gpus", "8")
+    assert r.exit_code == 2
+    assert "does not fit on 8 GPUs" in r.output and "GB per GPU" in r.output
+    assert "72.0 GB usable" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--model", "llama-9"], "unknown model slug"),
+    (["--model", "llama-3-8b", "--parallelism", "xx=2"], "unknown parallelism key"),
+    (["--model", "llama-3-8b", "--parallelism", "tp=3"], "no parallelism of llama-3-8b"),
+    (["--model", "llama-3-8b", "--gpus", "99999"], "does not fit"),
+])
+def test_bad_input_exits_2(run_cli, args, words):
+    r = run_cli("train", str(DESIGNS / "dgx_h100_su.yaml"), "--tokens", "1e12", *args)
+    assert r.exit_code == 2, r.output
+    assert words in r.output
+
+
+def test_cli_json(run_cli):
+    r = run_cli("train", str(DESIGNS / "mi300x_cluster.yaml"), "--model", "mixtral-8x7b",
+                "--tokens", "1e12", "--format", "json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["model"] == "mixtral-8x7b" and d["gpus"] == 1024
+    assert d["step_time_s"] == pytest.approx(sum(d["breakdown"].values()), rel=1e-3)
