@@ -411,3 +411,94 @@ def test_dump_text_never_adds_keys_to_the_draft(how, tmp_path, run_cli):
     assert "assumptions:" not in [line.split(" ")[0] for line in text.splitlines()]
     assert "\\nassumptions: {pue: 2.9" in text  # kept, escaped, on its comment line
     assert "\nassumptions" not in res.stderr
+
+
+# S5 -------------------------------------------------------------------------------------
+
+SECRET = "root:$6$SECRETSALT$SECRETHASH0123456789abcdef:19000:0:99999:7:::\n"
+
+
+@pytest.fixture()
+def inv(tmp_path):
+    d = tmp_path / "inv"
+    shutil.copytree(INVENTORY, d)
+    (tmp_path / "shadow").write_text(SECRET)
+    return d
+
+
+@pytest.mark.parametrize("name", ["guid-map.txt", "r001n01/nvidia-smi-q.xml",
+                                  "r001n01/topo-m.txt", "ibnetdiscover.txt"])
+def test_dump_linked_out_of_the_inventory_is_refused_unread(name, inv, run_cli):
+    target = inv / name
+    target.unlink(missing_ok=True)
+    target.symlink_to(inv.parent / "shadow")
+    for args in (("ingest", str(inv), "--to-design", "-"),
+                 ("diff", str(DESIGNS / "dgx_h100_su.yaml"), "--inventory", str(inv))):
+        res = run_cli(*args)
+        assert res.exit_code == 2, res.output
+        assert "SECRET" not in res.output and "root:" not in res.output
+        assert f"{target}: a symbolic link to a file outside the inventory" in res.output
+
+
+def test_host_directory_linked_out_of_the_inventory_is_refused(inv, run_cli):
+    away = inv.parent / "away"
+    shutil.copytree(inv / "r001n02", away)
+    shutil.rmtree(inv / "r001n02")
+    (inv / "r001n02").symlink_to(away)
+    res = run_cli("ingest", str(inv), "--to-design", "-")
+    assert res.exit_code == 2 and "outside the inventory" in res.output, res.output
+
+
+def test_links_inside_the_inventory_still_work(inv, run_cli):
+    smi = inv / "r001n01" / "nvidia-smi-q.xml"
+    (inv / "r001n01" / "smi-copy.xml").write_bytes(smi.read_bytes())
+    smi.unlink()
+    smi.symlink_to("smi-copy.xml")
+    res = run_cli("ingest", str(inv), "--to-design", "-")
+    assert res.exit_code == 0, res.output
+
+
+def test_errors_quote_no_file_content(inv, run_cli):
+    (inv / "r001n01" / "nvidia-smi-q.xml").write_text(SECRET)
+    res = run_cli("ingest", str(inv), "--to-design", "-")
+    assert res.exit_code == 2 and "not XML (does not start with '<')" in res.output
+    assert "SECRET" not in res.output and "root:" not in res.output
+    (inv / "r001n01" / "nvidia-smi-q.xml").write_bytes(
+        (INVENTORY / "r001n01" / "nvidia-smi-q.xml").read_bytes())
+    (inv / "guid-map.txt").write_text(SECRET)
+    res = run_cli("ingest", str(inv), "--to-design", "-")
+    assert res.exit_code == 2 and "guid-map.txt:1" in res.output
+    assert "SECRETHASH" not in res.output  # at most the start of the bad token
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_dump_is_refused_without_hanging(inv, run_cli):
+    smi = inv / "r001n01" / "nvidia-smi-q.xml"
+    smi.unlink()
+    os.mkfifo(smi)
+    res = run_cli("ingest", str(inv), "--to-design", "-")
+    assert res.exit_code == 2 and "not a regular file" in res.output, res.output
+
+
+def test_oversized_dump_is_refused_before_it_is_read(inv, run_cli):
+    with open(inv / "r001n01" / "topo-m.txt", "r+b") as fh:
+        fh.truncate(3 * 1024 ** 3)  # sparse: no disk used; read whole it would take 3 GB
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        res = run_cli("ingest", str(inv), "--to-design", "-")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert res.exit_code == 2 and "3,221,225,472 bytes is too large" in res.output
+    assert peak < 256 * 1024 ** 2, f"{peak:,} bytes allocated: the dump was read"
+
+
+def test_numbers_of_thousands_of_digits_are_absent_not_internal_errors(inv, run_cli):
+    smi = inv / "r001n01" / "nvidia-smi-q.xml"
+    text = re.sub(r"<attached_gpus>[^<]*</attached_gpus>",
+                  f"<attached_gpus>{'9' * 5000}</attached_gpus>", smi.read_text())
+    smi.write_text(text)
+    res = run_cli("ingest", str(inv), "--to-design", "-")
+    assert res.exit_code in (0, 2) and "internal error" not in res.output, res.output

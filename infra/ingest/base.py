@@ -13,8 +13,13 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import os
 import re
+import stat
 import xml.etree.ElementTree as StdET
+from collections.abc import Iterator
 from pathlib import Path
 
 from defusedxml import DefusedXmlException
@@ -22,6 +27,7 @@ from defusedxml import ElementTree as SafeET
 
 from infra.errors import InfraError
 
+MAX_DIGITS = 18  # a number in a dump has at most this many digits (0x + 16 hex digits)
 MAX_DUMP_BYTES = 64 * 1024 * 1024  # the largest real dump seen is ~0.4 MB (qx-b200.xml)
 
 # Bodies nvidia-smi writes where a reading is absent (interop-formats.md §6.4).
@@ -33,8 +39,57 @@ class InventoryError(InfraError):
     """A dump in an inventory directory is unreadable, truncated or of the wrong tool."""
 
 
+_ROOT: contextvars.ContextVar[Path | None] = contextvars.ContextVar("inventory_root",
+                                                                   default=None)
+
+
+@contextlib.contextmanager
+def inventory_root(root: Path | str) -> Iterator[None]:
+    """While inside, every dump read must resolve to a file inside ``root`` (the inventory
+    directory the user named); outside, inside the dump's own directory."""
+    token = _ROOT.set(Path(root))
+    try:
+        yield
+    finally:
+        _ROOT.reset(token)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def check_dump(path: Path, tool: str) -> os.stat_result:
+    """``path`` is a regular file inside the inventory, not reached through a symbolic
+    link that leads out of it; returns its ``stat``. Nothing of it is read here.
+
+    Inventories arrive as tarballs from other machines and keep their symbolic links: a
+    link to ``/etc/shadow`` named ``guid-map.txt`` must not be read, let alone quoted.
+    """
+    path = Path(path)
+    root = _ROOT.get() or path.parent
+    if not _inside(path, root):
+        raise InventoryError("a symbolic link to a file outside the inventory directory: "
+                             "refused, not read", file=str(path),
+                             hint="copy the dump into the inventory (cp -L, tar -h) "
+                                  "instead of linking to it")
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise InventoryError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO, socket or device"
+        raise InventoryError(f"not a regular file ({kind}); expected `{tool}` output",
+                             file=str(path), hint=f"save the command's output: {tool} > "
+                                                  f"{path.name}")
+    return st
+
+
 def read_text(path: Path, tool: str) -> str:
     """The text of ``path``; binary, oversized or undecodable files raise.
+
+    The file must be a regular file inside the inventory (:func:`check_dump`); its size
+    is checked before anything is read.
 
     Parameters
     ----------
@@ -43,12 +98,17 @@ def read_text(path: Path, tool: str) -> str:
     tool : str
         The command whose output is expected there (for the message).
     """
+    st = check_dump(path, tool)
+    if st.st_size > MAX_DUMP_BYTES:
+        raise InventoryError(f"{st.st_size:,} bytes is too large for `{tool}` output "
+                             f"(limit {MAX_DUMP_BYTES:,})", file=str(path))
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_DUMP_BYTES + 1)
     except OSError as exc:
         raise InventoryError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
     if len(data) > MAX_DUMP_BYTES:
-        raise InventoryError(f"{len(data):,} bytes is too large for `{tool}` output "
+        raise InventoryError(f"over {MAX_DUMP_BYTES:,} bytes is too large for `{tool}` output "
                              f"(limit {MAX_DUMP_BYTES:,})", file=str(path))
     if b"\x00" in data[:65536]:
         raise InventoryError(f"binary file, not the text output of `{tool}`", file=str(path),
@@ -75,9 +135,9 @@ def parse_xml(path: Path, tool: str, root: str, others: dict[str, str] | None = 
     when a file holds the wrong tool's output.
     """
     text = read_text(path, tool)
-    if not text.lstrip().startswith("<"):
-        raise InventoryError(f"not XML (starts with {text.strip()[:30]!r}); expected `{tool}` output",
-                             file=str(path), line=1)
+    if not text.lstrip().startswith("<"):  # the content is never quoted: it may be anything
+        raise InventoryError(f"not XML (does not start with '<'); expected `{tool}` output",
+                             file=str(path), line=1, hint=f"save the output of `{tool}`")
     try:
         el = SafeET.fromstring(text)
     except StdET.ParseError as exc:
@@ -108,7 +168,7 @@ def to_int(text: str | None) -> int | None:
     if t is None:
         return None
     m = re.match(r"[-+]?(0x[0-9a-fA-F]+|\d+)", t)
-    if not m:
+    if not m or len(m.group(1)) > MAX_DIGITS:  # no reading has 19 digits: not a value
         return None
     return int(m.group(0), 0)
 

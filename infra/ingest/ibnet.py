@@ -182,7 +182,9 @@ def parse_guid_map(path: Path | str) -> dict[str, str]:
             continue
         m = re.match(r'^(0x[0-9a-fA-F]+)\s+"([^"]+)"\s*$', line)
         if not m:
-            raise InventoryError(f"expected `0x<guid> \"<host> <hca>\"`, got {line[:60]!r}",
-                                 file=str(path), line=n)
+            first = line.split()[0]  # only the bad token, cut: never the line's content
+            shown = first if len(first) <= 20 else first[:20] + "..."
+            raise InventoryError(f"expected `0x<guid> \"<host> <hca>\"`, got a line starting "
+                                 f"{shown!r}", file=str(path), line=n)
         out[m.group(1)] = m.group(2)
     return out

@@ -23,10 +23,11 @@ Examples
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-from infra.ingest.base import InventoryError, norm_bus_id
+from infra.ingest.base import InventoryError, inventory_root, norm_bus_id
 from infra.ingest.ibnet import IbFabric, parse_guid_map, parse_ibnet
 from infra.ingest.model import BuiltGpu, BuiltNic, BuiltNode, FabricPort, Inventory
 from infra.ingest.lspci import parse_lspci
@@ -57,6 +58,11 @@ def load_inventory(root: Path | str) -> Inventory:
     if not root.is_dir():
         raise InventoryError("inventory directory not found", file=str(root),
                              hint="pass a directory with one sub-directory per host")
+    with inventory_root(root):  # no dump is read through a link out of the directory
+        return _load(root)
+
+
+def _load(root: Path) -> Inventory:
     nodes = tuple(_node(d) for d in sorted(p for p in root.iterdir() if p.is_dir()
                                            and not p.name.startswith(".")
                                            and p.name != NCCL_TESTS_DIR))
@@ -72,7 +78,9 @@ def load_inventory(root: Path | str) -> Inventory:
 
 
 def _first(d: Path, names: tuple[str, ...]) -> Path | None:
-    return next((d / n for n in names if (d / n).is_file()), None)
+    """The first of ``names`` present in ``d``: anything there, even a FIFO or a link, is
+    then read (and refused with its reason) rather than silently taken as absent."""
+    return next((d / n for n in names if os.path.lexists(d / n)), None)
 
 
 def _node(d: Path) -> BuiltNode:
