@@ -7,6 +7,7 @@ import json
 import zipfile
 
 import openpyxl
+import pytest
 import yaml
 
 from conftest import DESIGNS
@@ -89,3 +90,40 @@ def test_sweep_objective(run_cli, tmp_path):
     vals = [x["allreduce_busbw_8gib_design_gbyte_s"] for x in rows]
     # leaf 4:1 divides what crosses the spines by 4: the 1,024-GPU all-reduce slows down
     assert vals[1] < vals[0]
+
+
+def test_sweep_on_training_figures(run_cli, tmp_path):
+    """A grid's ``train:`` adds train_* metrics to every scenario, usable as objectives."""
+    grid = {"parameters": {"leaf": {"path": "fabrics.compute.tiers.0.oversubscription",
+                                    "values": [1, 4]}},
+            "train": {"model": "llama-3-8b", "tokens": 1e12},
+            "objectives": {"train_days": "min", "it_power_kw": "min"}}
+    g = tmp_path / "grid.yaml"
+    g.write_text(yaml.safe_dump(grid))
+    r = run_cli("sweep", str(DESIGNS / "mi300x_cluster.yaml"), "--grid", str(g), "-q",
+                "--report", "json", "-o", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    rows = json.loads((tmp_path / "mi300x_cluster.sweep.json").read_text())["rows"]
+    assert all(x["train_days"] > 0 for x in rows)
+    # 4:1 leaves slow the data-parallel traffic that crosses the spines: never faster
+    assert rows[1]["train_days"] >= rows[0]["train_days"]
+    grid["train"]["model"] = "llama-9"
+    g.write_text(yaml.safe_dump(grid))
+    r = run_cli("sweep", str(DESIGNS / "mi300x_cluster.yaml"), "--grid", str(g), "-q")
+    assert r.exit_code == 2 and "unknown model slug" in r.output
+
+
+def test_compare_train_ranks_designs(run_cli):
+    r = run_cli("compare", str(DESIGNS / "gb200_nvl72_576.yaml"), str(DESIGNS / "dgx_b200_su.yaml"),
+                "--train", "llama-3-70b", "--tokens", "15e12", "--format", "csv")
+    assert r.exit_code == 0, r.output
+    rows = {x.split(",")[1]: x.split(",") for x in r.output.splitlines() if x.startswith("training,")}
+    days = [float(v) for v in rows["train_days"][2:4]]
+    assert rows["train_days"][-1] == ("lowest: gb200_nvl72_576" if days[0] < days[1]
+                                      else "lowest: dgx_b200_su")
+    # GPU-hours = GPUs x days x 24 for each option (576 and 256 GPUs)
+    hours = [float(v) for v in rows["train_gpu_hours"][2:4]]
+    assert hours[0] == pytest.approx(576 * days[0] * 24, rel=1e-3)
+    assert hours[1] == pytest.approx(256 * days[1] * 24, rel=1e-3)
+    bad = run_cli("compare", str(DESIGNS / "dgx_b200_su.yaml"), "--train", "llama-3-70b")
+    assert bad.exit_code == 2 and "--train and --tokens go together" in bad.output

@@ -82,3 +82,19 @@ def test_readme_design_block_is_the_commands_output(tmp_path):
                        text=True, env={**os.environ, "COLUMNS": "100"}, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout + r.stderr == body.group(2)
+
+
+def test_readme_compare_row_blocks_are_in_the_output(monkeypatch):
+    """README blocks ``$ infra compare ... --format csv   (rows)`` show a subset of the
+    command's CSV rows: every shown line is one of them, verbatim."""
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = 0
+    for body in re.findall(r"```text\n(.*?)```", text, re.S):
+        first, _, rest = body.partition("\n")
+        if first.startswith("$ infra compare") and first.endswith("(rows)"):
+            found += 1
+            lines = set(run(first[2:].removesuffix("(rows)").strip(), "100").splitlines())
+            missing = [x for x in rest.splitlines() if x and x not in lines]
+            assert not missing, (first, missing)
+    assert found >= 2

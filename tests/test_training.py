@@ -140,3 +140,12 @@ def test_cli_json(run_cli):
     d = json.loads(r.output)
     assert d["model"] == "mixtral-8x7b" and d["gpus"] == 1024
     assert d["step_time_s"] == pytest.approx(sum(d["breakdown"].values()), rel=1e-3)
+
+
+def test_training_guide_table_is_generated():
+    """docs/guides/training.md quotes the anchor table the code computes (docs cannot drift)."""
+    from conftest import ROOT
+    from infra.analysis.perf.train_anchors import anchor_rows, markdown_table
+
+    text = (ROOT / "docs" / "guides" / "training.md").read_text(encoding="utf-8")
+    assert markdown_table(anchor_rows()) in text

@@ -42,10 +42,15 @@ from infra.cli.params import FiniteFloat
                    "Wakefield 2025; 0 for an existing hall).")
 @click.option("--allow-mixed-scope", is_flag=True,
               help="Rank cost metrics even when the options' capex scopes differ.")
+@click.option("--train", "train_model", default=None,
+              help="Also train this model (catalogs/models slug) on every design option: days, "
+                   "GPU-hours, MWh and dollars per run, ranked (needs --tokens).")
+@click.option("--tokens", type=FiniteFloat(1, 1e18, what="training tokens"), default=None,
+              help="Tokens for --train, e.g. 15e12.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd_per_kwh, pue,
             years, maintenance, precision, utilisation, discount_rate, facility_usd_per_mw,
-            allow_mixed_scope, catalog_dir) -> None:
+            allow_mixed_scope, train_model, tokens, catalog_dir) -> None:
     """Compare OPTIONS: GPU slugs, tray slugs or design files, mixed."""
     from infra.analysis.cost.compare import compare as run_compare
     from infra.analysis.cost.target import parse_target
@@ -74,8 +79,16 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
     catalog = load_catalog(catalog_dir)
     book = load_prices(price_files, catalog)
     tgt = parse_target(target) if target else None
+    spec = None
+    if train_model or tokens:
+        from infra.analysis.cost.compare_train import TrainSpec
+
+        if not (train_model and tokens):
+            raise CompareError("--train and --tokens go together",
+                               hint="e.g. --train llama-3-70b --tokens 15e12")
+        spec = TrainSpec(train_model, tokens)
     data = run_compare(list(options), book, catalog, assumptions, tgt,
-                       allow_mixed_scope).as_dict()
+                       allow_mixed_scope, spec).as_dict()
     click.echo(render_compare(data, fmt), nl=False)
     stem = report_stem(list(options), name)
     for rep in dict.fromkeys(reports):

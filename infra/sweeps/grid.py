@@ -106,6 +106,14 @@ class Parameter(Strict):
         return list(self.values) if self.values is not None else self.range.values()  # type: ignore[union-attr]
 
 
+class TrainGrid(Strict):
+    """Train a model on every scenario's design (``train_*`` metrics, usable as objectives)."""
+
+    model: str = Field(description="Model slug (catalogs/models), e.g. llama-3-70b.")
+    tokens: Annotated[float, Field(gt=0, le=1e18)] = Field(description="Training tokens, e.g. 15e12.")
+    precision: Literal["bf16", "fp8"] = Field("bf16", description="Training precision.")
+
+
 class Grid(Strict):
     """A sweep: parameters, how they combine, constraints, default Pareto objectives."""
 
@@ -114,6 +122,7 @@ class Grid(Strict):
     zip: list[Annotated[list[str], Field(min_length=2)]] = []
     constraints: list[str] = []
     objectives: dict[str, Literal["min", "max"]] = {}
+    train: TrainGrid | None = None
 
     @model_validator(mode="after")
     def _names(self):  # noqa: ANN202

@@ -97,6 +97,11 @@ def run_scenario(ctx: SweepContext, sc: Scenario) -> dict[str, Any]:
         data, catalog, cost = apply(ctx, sc, catalog)
         da, capex = _analysed(ctx, sc, data, catalog, book)
         metrics = scenario_metrics(da, capex, cost)
+        if ctx.grid.train is not None:
+            from infra.analysis.cost.compare_train import TrainSpec, train_metrics
+
+            t = ctx.grid.train
+            metrics.update(train_metrics(da, TrainSpec(t.model, t.tokens, t.precision), cost))
     except InfraError as exc:
         return {**row, "status": "error", "error": _clip(str(exc))}
     except (ArithmeticError, ValueError, TypeError, KeyError) as exc:  # a bug: keep the sweep

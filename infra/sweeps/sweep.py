@@ -139,6 +139,10 @@ def sweep(base: Path | str, grid: Grid | dict | Path | str, *, workers: int = 1,
     g = _grid(grid)
     data = _base(base)
     check_paths(g, data, None if isinstance(grid, (Grid, dict)) else str(grid))
+    if g.train is not None:  # an unknown model is the grid's error, not every row's
+        cat = load_catalog(catalog_dir)
+        cat.get(g.train.model, "model", file=None if isinstance(grid, (Grid, dict)) else str(grid),
+                path=("train", "model"))
     items = scenarios(g)
     if on_start:
         on_start(len(items))

@@ -29,6 +29,7 @@ from typing import Any
 
 from infra.analysis.cost.compare_costs import cost_inputs, tco_rows
 from infra.analysis.cost.compare_scope import ScopeCheck, is_ranked_metric, rank_cell, scope_check
+from infra.analysis.cost.compare_train import TRAIN_COST, TrainSpec, train_metrics, train_rank
 from infra.analysis.cost.compare_metrics import (
     SYSTEM_FLOPS, _r, chip_metrics, cost_metrics, design_metrics, design_tco, pue_of)
 from infra.analysis.power.it_power import unit_power
@@ -91,8 +92,10 @@ class Comparison:
             row.update(dict(zip(names, vals)))
             row["differs"] = "*" if len({repr(v) for v in vals}) > 1 else ""
             if self.scope is not None and len(names) > 1:
-                row["ranking"] = (rank_cell(dict(zip(names, vals)), self.scope)
-                                  if is_ranked_metric(metric) else "")
+                plain = train_rank(metric, dict(zip(names, vals)))
+                row["ranking"] = (plain if plain is not None else
+                                  rank_cell(dict(zip(names, vals)), self.scope)
+                                  if is_ranked_metric(metric) or metric in TRAIN_COST else "")
             out.append(row)
         return out
 
@@ -206,13 +209,15 @@ def tray_option(key: str, tray: ComputeTray, book: PriceBook, catalog: Catalog,
 
 
 def design_option(key: str, path: Path, book: PriceBook, catalog: Catalog,
-                  a: CostAssumptions) -> Option:
+                  a: CostAssumptions, train: TrainSpec | None = None) -> Option:
     da = analyze_file(path, catalog)
     capex = design_capex(da.rd, book, da.cooling.unit_counts(), da.fabrics)
     fac_kw = da.power.it_kw * pue_of(da, a)
     flops = {p: da.compute.peak_dense_pflops[p] for p in PRECISIONS}
     tco = design_tco(da, capex, a)
     m = design_metrics(da, capex, tco, a)
+    if train is not None:
+        m.update(train_metrics(da, train, a))
     build = da.rd.design.build
     k = next(iter(build.values())) if len(build) == 1 else 1
     unit = next(iter(build)) if len(build) == 1 else "design"
@@ -226,13 +231,14 @@ def design_option(key: str, path: Path, book: PriceBook, catalog: Catalog,
     return Option(key, da.rd.name, path.stem, "design", m, capex, tco, block)
 
 
-def resolve_option(key: str, book: PriceBook, catalog: Catalog, a: CostAssumptions) -> Option:
+def resolve_option(key: str, book: PriceBook, catalog: Catalog, a: CostAssumptions,
+                   train: TrainSpec | None = None) -> Option:
     """A GPU slug, a compute tray slug or a design file path."""
     path = Path(key)
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
             raise CompareError(f"design file {key!r} not found", hint="check the path")
-        return design_option(key, path, book, catalog, a)
+        return design_option(key, path, book, catalog, a, train)
     if key in catalog:
         part = catalog.get(key)
         if isinstance(part, Gpu):
@@ -250,6 +256,7 @@ def resolve_option(key: str, book: PriceBook, catalog: Catalog, a: CostAssumptio
 # --- the comparison -----------------------------------------------------------------
 
 SECTION_OF = [  # (metric-name test, section); first match wins
+    (lambda k: k.startswith("train_"), "training"),
     (lambda k: k.startswith("sized_"), "sizing"),
     (lambda k: k.startswith(("capex", "energy", "maintenance", "tco", "usd_per", "price",
                              "unpriced")) or k.endswith("_usd"), "cost"),
@@ -333,7 +340,7 @@ def assumptions(a: CostAssumptions, target: Target | None, book: PriceBook,
 
 def compare(keys: list[str], book: PriceBook, catalog: Catalog,
             a: CostAssumptions | None = None, target: Target | None = None,
-            allow_mixed_scope: bool = False) -> Comparison:
+            allow_mixed_scope: bool = False, train: TrainSpec | None = None) -> Comparison:
     """Compare GPU slugs, compute tray slugs and design files (mixed).
 
     Parameters
@@ -350,6 +357,9 @@ def compare(keys: list[str], book: PriceBook, catalog: Catalog,
     allow_mixed_scope : bool
         Rank cost metrics even when the options' capex scopes differ (flagged).
         By default they are shown but not ranked (:mod:`infra.analysis.cost.compare_scope`).
+    train : TrainSpec, optional
+        Train a model on every design option (``train_*`` metrics, ranked by days,
+        GPU-hours, MWh and dollars; :mod:`infra.analysis.cost.compare_train`).
 
     Raises
     ------
@@ -359,7 +369,10 @@ def compare(keys: list[str], book: PriceBook, catalog: Catalog,
     if not keys:
         raise CompareError("nothing to compare", hint="give GPU slugs, tray slugs or design files")
     a = a or CostAssumptions()
-    options = [resolve_option(k, book, catalog, a) for k in keys]
+    if train is not None:
+        catalog.get(train.model, "model")  # an unknown model is an error before any work
+        catalog.get(train.framework, "training_framework")
+    options = [resolve_option(k, book, catalog, a, train) for k in keys]
     seen: dict[str, int] = {}
     for i, o in enumerate(options):  # two options with one label would share a column
         seen[o.label] = seen.get(o.label, 0) + 1
@@ -373,7 +386,7 @@ def compare(keys: list[str], book: PriceBook, catalog: Catalog,
         for k in o.metrics:
             order.setdefault(k, section(k))
     rank = ["system", "compute", "bandwidth", "power and cooling", "network parts",
-            "reliability", "cost", "sizing"]
+            "reliability", "training", "cost", "sizing"]
     sections = dict(sorted(order.items(), key=lambda kv: rank.index(kv[1])))
     check = scope_check({o.label: o.capex for o in options}, allow_mixed_scope)
     return Comparison(tuple(options), tuple(assumptions(a, target, book, options)), target,
