@@ -19,6 +19,10 @@ from infra.cli.params import COUNT, SEED, FiniteFloat, rows_option
               show_default=True)
 @click.option("--rates", "rates_file", type=click.Path(path_type=Path), default=None,
               help="Rates file overriding catalogs/rates/default.yaml (same schema).")
+@click.option("--rates-db", "rates_db", default=None, metavar="URL",
+              help="Use the site's own failure rates: the posteriors of `infra history "
+                   "rates` from this history database (sqlite:///PATH or postgresql://...); "
+                   "--rates still overrides them.")
 @click.option("--job-gpus", type=COUNT, default=None,
               help="GPUs of the job (default: the largest multiple of the domain that fits).")
 @click.option("--checkpoint-seconds", type=FiniteFloat(0, 1e7, what="up to 4 months"),
@@ -33,7 +37,7 @@ from infra.cli.params import COUNT, SEED, FiniteFloat, rows_option
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 @rows_option
-def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_seconds,
+def failures(files, fmt, reports, outdir, rates_file, rates_db, job_gpus, checkpoint_seconds,
              restart_minutes, target, samples, seed, catalog_dir, max_rows) -> None:
     """Failure review of design FILE(s); two or more are compared side by side."""
     from infra.analysis.reliability.failure_review import review_file
@@ -41,13 +45,21 @@ def failures(files, fmt, reports, outdir, rates_file, job_gpus, checkpoint_secon
     from infra.reports.failures_text import compare_rows, render_compare, render_review
 
     catalog = load_catalog(catalog_dir)
+    site = None
+    if rates_db is not None:
+        from infra.history import rates as site_rates
+        from infra.history.db import safe_url
+
+        label = f"history {safe_url(rates_db)}"
+        site = (label, site_rates(db=rates_db).override_rows(label))
     from infra.reports.progress import progress_bar
 
     with progress_bar("Monte Carlo availability rows") as (_, advance):
         datas = [review_file(f, catalog=catalog, rates_file=rates_file, job_gpus=job_gpus,
                              checkpoint_write_seconds=checkpoint_seconds,
                              restart_minutes=restart_minutes, target=target, samples=samples,
-                             seed=seed, progress=advance).as_dict() for f in files]
+                             seed=seed, progress=advance, site_rates=site).as_dict()
+                 for f in files]
     names = [Path(f).stem for f in files]
     if fmt == "json":
         from infra.reports.json_report import to_json

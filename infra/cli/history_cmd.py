@@ -23,15 +23,21 @@ def format_option(f):
 
 
 def emit(data: dict, rows_key: str | None, fmt: str, output: Path | None, title: str,
-         columns: list[str] | None = None, notes: list[str] = ()) -> None:
-    """Print ``data`` as a table (its ``rows_key`` rows), JSON or CSV; also to ``output``."""
+         columns: list[str] | None = None, notes: list[str] = (), view=None) -> None:
+    """Print ``data`` as a table (its ``rows_key`` rows, shaped by ``view`` for the
+    terminal), JSON or CSV; also to ``output``."""
     if fmt == "json":
         from infra.reports.json_report import to_json
 
         text = to_json(data)
     else:
-        rows = data.get(rows_key, []) if rows_key else []
-        text = to_csv(rows, columns) if fmt == "csv" else to_table(rows, title, columns, notes)
+        rows = data.get(rows_key, []) if rows_key else None
+        if fmt == "csv":
+            text = to_csv(rows or [], columns)
+        elif view is not None:
+            text = to_table([view(r) for r in rows or []], title, None, notes)
+        else:
+            text = to_table(rows, title, columns, notes)
     if output is not None:
         from infra.reports.atomic import write_text_atomic
 
@@ -52,12 +58,15 @@ def to_csv(rows: list[dict], columns: list[str] | None = None) -> str:
     return buf.getvalue()
 
 
-def to_table(rows: list[dict], title: str, columns: list[str] | None = None,
+def to_table(rows: list[dict] | None, title: str, columns: list[str] | None = None,
              notes: list[str] = ()) -> str:
+    """``title``, the rows (none: "(none)"; ``rows=None``: no table at all), the notes."""
     from infra.reports.terminal import table
 
-    cols = columns or list(dict.fromkeys(k for r in rows for k in r))
-    out = [title, table(rows, cols) if rows else "  (none)"]
+    out = [title]
+    if rows is not None:
+        cols = columns or list(dict.fromkeys(k for r in rows for k in r))
+        out.append(table(rows, cols) if rows else "  (none)")
     out += [f"note: {n}" for n in notes if n]
     return "\n".join(out) + "\n"
 
@@ -116,7 +125,7 @@ def record(inventory, design, at, host_pattern, complete, db, fmt, output, catal
         counts = ", ".join(f"{n:,} {c}" for c, n in sorted(res.counts.items()))
         title = (f"{inventory}: {res.components:,} parts at {data['at']}: snapshot "
                  f"{res.snapshot_id}, {counts}")
-    emit(data, "first_changes", fmt, output, title,
+    emit(data, "first_changes" if res.sample or fmt != "table" else None, fmt, output, title,
          ["change", "kind", "host", "slot", "before", "after"])
 
 
@@ -155,3 +164,97 @@ def asset(asset_id, db, fmt, output) -> None:
                        for p in life.placements) or "never installed (events only)"
     emit(data, "timeline", fmt, output, f"{asset_id}: {places}",
          ["time", "what", "host", "slot", "detail"])
+
+
+@history.group()
+def events() -> None:
+    """Incidents and RMAs (CSV: time,host,asset,component,event,note; or NetBox JSON)."""
+
+
+@events.command("import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--from", "source", type=click.Choice(["csv", "netbox"]), default=None,
+              help="File format (default: netbox for *.json, else csv).")
+@db_option
+@format_option
+def events_import(file, source, db, fmt, output) -> None:
+    """Import FILE: every row is checked first; a bad row imports nothing (exit 2)."""
+    from infra.history import import_events
+
+    res = import_events(file, db=db, fmt=source)
+    data = res.as_dict()
+    skipped = [{"reason": k, "entries": v} for k, v in sorted(res.skipped.items())]
+    data["skipped_rows"] = skipped
+    emit(data, "skipped_rows", fmt, output,
+         f"{file}: {res.read:,} rows, {res.added:,} added, {res.already:,} already in the "
+         f"database" + (f", {sum(res.skipped.values()):,} skipped:" if skipped else ""),
+         ["reason", "entries"] if skipped else [])
+
+
+RATE_COLUMNS = ["kind", "events", "exposure_years", "unit", "site_rate_per_year",
+                "prior_rate_per_year", "prior_events", "posterior_rate_per_year",
+                "posterior_low_per_year", "posterior_high_per_year", "prior_share_of_mean",
+                "replacements", "replacement_rate_per_year", "note"]
+
+
+@history.command()
+@click.option("--since", default=None, metavar="DATE", help="Start of the window (default: the first snapshot).")
+@click.option("--until", default=None, metavar="DATE", help="End of the window (default: the last capture).")
+@click.option("--rates", "rates_file", type=click.Path(path_type=Path), default=None,
+              help="Rates file for the priors (default catalogs/rates/default.yaml).")
+@click.option("--prior-events", type=click.FloatRange(min=0.01, max=1e6), default=None,
+              help="Cap on the prior's weight in events (default 10).")
+@db_option
+@format_option
+def rates(since, until, rates_file, prior_events, db, fmt, output) -> None:
+    """Failure rates of the site's own fleet: Gamma-Poisson posteriors (90 % credible
+    interval) with the catalog's published rates as priors, per component-year."""
+    from infra.history import rates as run
+
+    res = run(since=since, until=until, db=db, rates_file=rates_file, prior_events=prior_events)
+    data = res.as_dict()
+    emit(data, "rates", fmt, output,
+         f"Failure rates {data['since']} .. {data['until']}, events per component-year "
+         f"(posterior: Gamma-Poisson mean and 90 % credible interval; prior: the catalog's "
+         f"rate, worth at most {res.prior_events:g} events)",
+         RATE_COLUMNS, view=_rate_view)
+
+
+def _g(x) -> str:
+    return "-" if x is None else f"{x:.3g}"
+
+
+def _rate_view(r: dict) -> dict:
+    share = r["prior_share_of_mean"]
+    row = {"kind": r["kind"], "events": r["events"],
+            "years": f"{r['exposure_years']:,.1f}",
+            "site": _g(r["site_rate_per_year"]), "prior": _g(r["prior_rate_per_year"]),
+            "posterior": _g(r["posterior_rate_per_year"]),
+            "5 %": _g(r["posterior_low_per_year"]), "95 %": _g(r["posterior_high_per_year"]),
+            "prior share": "-" if share is None else f"{share:.0%}",
+            "replaced": r["replacements"]}
+    if r["note"]:
+        row["note"] = r["note"]
+    return row
+
+
+@history.command()
+@click.option("--design", required=True, type=click.Path(path_type=Path))
+@click.option("--host-pattern", default=None)
+@db_option
+@format_option
+@click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
+def drift(design, host_pattern, db, fmt, output, catalog_dir) -> None:
+    """How the installed fleet moved from DESIGN over time (one row per snapshot)."""
+    from infra.history import drift as run
+    from infra.models.catalog import load_catalog
+
+    res = run(design, db=db, host_pattern=host_pattern, catalog=load_catalog(catalog_dir))
+    emit(res.as_dict(), "snapshots", fmt, output,
+         f"{design}: {res.design_hosts:,} hosts, {res.design_gpus:,} GPUs designed",
+         None, view=lambda r: {
+             "snapshot": r["time"], "hosts": r["design_hosts_present"],
+             "missing": r["design_hosts_missing"], "unknown": r["hosts_not_in_design"],
+             "GPUs": r["gpus_installed"], "short": r["hosts_short_of_gpus"],
+             "drivers": r["driver_versions"], "VBIOS": r["vbios_versions"],
+             "changes": r["changes"]})

@@ -86,9 +86,9 @@ def import_events(file: Path | str, *, db: str | None = None, fmt: str | None = 
     from infra.history.db import connect
     from infra.history.events import insert_events, read_events
 
-    rows = read_events(file, fmt)
+    rows, skipped = read_events(file, fmt)
     with connect(db or default_url(), write=True) as conn:
-        return insert_events(conn, rows, str(file))
+        return insert_events(conn, rows, str(file), skipped)
 
 
 def rates(*, since=None, until=None, db: str | None = None, rates_file=None,

@@ -71,7 +71,7 @@ def engine_for(url: str, *, create: bool = False):
         if path and path != ":memory:" and not Path(path).exists():
             raise HistoryError("no history database here", file=path,
                                hint="record a snapshot first (`infra history record`), or "
-                                    f"pass --db URL / set ${ENV_VAR}")
+                                    f"give the URL of an existing database (--db, ${ENV_VAR})")
     if full.startswith("sqlite:///"):
         parent = Path(full.removeprefix("sqlite:///").split("?", 1)[0]).parent
         if create and not parent.is_dir():

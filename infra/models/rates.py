@@ -95,8 +95,11 @@ def load_rates(
     design_rows: list[dict[str, Any]] | None = None,
     design_file: Path | str | None = None,
     override: Path | str | None = None,
+    site_rows: list[dict[str, Any]] | None = None,
+    site_source: str = "<site history>",
 ) -> RateTable:
-    """Defaults (``path`` or the catalog's), then a design's rows, then ``override``.
+    """Defaults (``path`` or the catalog's), then a design's rows, then ``site_rows``
+    (the site's own posteriors, ``infra failures --rates-db``), then ``override``.
 
     Raises
     ------
@@ -113,6 +116,8 @@ def load_rates(
     layers.append(_read_file(base))
     if design_rows:
         layers.append((Path(design_file or "<design>"), design_rows, ("failure_rates",), None))
+    if site_rows:
+        layers.append((Path(site_source), site_rows, ("rates",), None))
     if override:
         layers.append(_read_file(Path(override)))
     for file, rows, prefix, file_job in layers:

@@ -136,16 +136,20 @@ def review_file(
     samples: int = 400_000,
     seed: int = 0,
     progress=None,
+    site_rates: tuple[str, list[dict]] | None = None,
 ) -> FailureReview:
     """Failure review of design ``path`` (the Python API behind ``infra failures``).
 
     Rates: ``catalogs/rates/default.yaml``, then the design's ``failure_rates``, then
-    ``rates_file``. ``job_gpus`` defaults to the largest multiple of the domain size
-    that fits; checkpoint write and restart times default to the rates file's ``job``.
+    ``site_rates`` (a label and rows in the rates-file schema: the site's own posteriors
+    from :func:`infra.history.rates`), then ``rates_file``. ``job_gpus`` defaults to the
+    largest multiple of the domain size that fits; checkpoint write and restart times
+    default to the rates file's ``job``.
     """
     a = analyze_file(path, catalog)
     rates = load_rates(design_rows=a.rd.design.failure_rates, design_file=a.rd.file,
-                       override=rates_file)
+                       override=rates_file, site_rows=site_rates[1] if site_rates else None,
+                       site_source=site_rates[0] if site_rates else "<site history>")
     geo = geometry(a)
     rows = failure_rows(a, rates)
     job = job_view(rows, geo, job_gpus or default_job_gpus(geo),
