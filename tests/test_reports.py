@@ -51,8 +51,8 @@ def test_workbook_sheets_headers_formats(aws_reports):
     # now has a figure: no lower-bound mark
     assert summary["it_power_kw"][:4] == ("IT power (design maximum)", 149.88, "kW", None)
     assert wb["Summary"].cell(row=5, column=2).number_format == "#,##0"  # no unit text
-    # unknown: blank and marked, never 0
-    assert summary["achievable_pflops_bf16"][1:4] == (None, "PFLOPS", "unknown")
+    # GB200 MAMF 1,822 TF (stas00 v2): 72 x 1,822 = 131.184 PF
+    assert summary["achievable_pflops_bf16"][1:4] == (131.184, "PFLOPS", None)
     assert "PUE" in {r[0] for r in wb["Summary"].iter_rows(values_only=True)}  # assumptions
     unit = wb["Power by unit"]
     head = [c.value for c in unit[1]]
@@ -286,3 +286,18 @@ def test_wrote_lines_go_to_stderr_and_quiet_silences(tmp_path, run_cli):
     assert "wrote" not in res.stdout and f"wrote {tmp_path / 'gb200_nvl72.json'}" in res.stderr
     quiet = run_cli(*args, "-q")
     assert quiet.exit_code == 0 and quiet.stdout == "" and "wrote" not in quiet.stderr
+
+
+def test_unknown_summary_figures_are_blank_and_marked(tmp_path):
+    """An unknown figure (GB300: no published MAMF) is a blank cell marked 'unknown', never 0."""
+    from infra.analysis.summary import analyze_file
+    from infra.reports.xlsx_report import write_xlsx
+
+    from conftest import DESIGNS
+
+    a = analyze_file(DESIGNS / "gb300_nvl72.yaml")
+    assert a.metrics()["achievable_pflops_bf16"] is None
+    write_xlsx(a.as_dict(), tmp_path / "g.xlsx")
+    wb = openpyxl.load_workbook(tmp_path / "g.xlsx")
+    summary = {r[4]: r for r in wb["Summary"].iter_rows(min_row=5, values_only=True) if r[0]}
+    assert summary["achievable_pflops_bf16"][1:4] == (None, "PFLOPS", "unknown")
