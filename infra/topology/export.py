@@ -35,9 +35,31 @@ def scoped_graph(rd: ResolvedDesign, scope: str) -> nx.Graph:
         return dom.graph
     if scope == "rack":
         if dom.scope == "rack":
-            return dom.graph.subgraph(n for n in dom.graph if n == "r0" or n.startswith("r0.")).copy()
+            return ordered_subgraph(dom.graph, [n for n in dom.graph
+                                                if n == "r0" or n.startswith("r0.")])
         return _rack_of_trays(rd, dom)
     raise DesignError(f"unknown scope {scope!r}", hint=f"use {SCOPES}")
+
+
+def ordered_subgraph(g: nx.Graph, keep: list) -> nx.Graph:
+    """The subgraph of ``g`` induced by ``keep``, nodes in ``keep``'s order and edges in
+    ``g``'s: ``nx.Graph.subgraph`` iterates a set, so its order (and the GraphML key ids
+    that follow it) changed with ``PYTHONHASHSEED``.
+
+    Examples
+    --------
+    >>> g = nx.path_graph(["a", "b", "c", "d"])
+    >>> h = ordered_subgraph(g, ["c", "b", "a"])
+    >>> list(h), list(h.edges)
+    (['c', 'b', 'a'], [('c', 'b'), ('b', 'a')])
+    """
+    wanted = set(keep)
+    h = g.__class__()
+    h.graph.update(g.graph)
+    h.add_nodes_from((n, dict(g.nodes[n])) for n in keep)
+    h.add_edges_from((u, v, dict(d)) for u, v, d in g.edges(keep, data=True)
+                     if u in wanted and v in wanted)
+    return h
 
 
 def _rack_of_trays(rd: ResolvedDesign, dom) -> nx.Graph:
