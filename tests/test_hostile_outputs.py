@@ -502,3 +502,44 @@ def test_numbers_of_thousands_of_digits_are_absent_not_internal_errors(inv, run_
     smi.write_text(text)
     res = run_cli("ingest", str(inv), "--to-design", "-")
     assert res.exit_code in (0, 2) and "internal error" not in res.output, res.output
+
+
+# D1: sweep exits 2 when the grid itself is wrong ----------------------------------------
+
+@pytest.mark.parametrize("grid, extra, says", [
+    ({"pue": {"input": "pue", "values": [1.1, 1.2]}}, ("--prices", "nosuch.yaml"),
+     "nosuch.yaml: file not found"),
+    ({"x": {"catalog": "nosuch-gpu.tdp_w", "values": [700]}}, (),
+     "grid.yaml:3: parameters.x.catalog: unknown catalog slug 'nosuch-gpu'"),
+    ({"x": {"catalog": "nvidia-h100-sxm5.__class__", "values": [700]}}, (),
+     "grid.yaml:3: parameters.x.catalog: catalog part 'nvidia-h100-sxm5' (gpu) has no field"),
+    ({"x": {"catalog": "nvidia-h100-sxm5.slug", "values": ["x"]}}, (), "has no field 'slug'"),
+    ({"x": {"catalog": "nvidia-h100-sxm5.tdp_w", "values": [700, "abc"]}}, (),
+     "grid.yaml:6: parameters.x.values[1]: value 'abc'"),
+    ({"pue": {"input": "pue", "values": ["abc", 1.2]}}, (),
+     "parameters.pue.values[0]: pue value 'abc' is not a finite number"),
+    ({"years": {"input": "years", "values": [3, 1.5]}}, (),
+     "years value 1.5 is not a whole number of years"),
+    ({"years": {"input": "years", "values": [True]}}, (), "years value True is not"),
+    ({"pue": {"input": "pue", "values": [1.1, 9.0]}}, (), "PUE 9.0 is outside 1.0-3.0"),
+])
+def test_sweep_grid_errors_exit_2(grid, extra, says, tmp_path, run_cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump({"parameters": grid}, sort_keys=False))
+    res = run_cli("sweep", str(DESIGNS / "dgx_h100_su.yaml"), "--grid", "grid.yaml",
+                  "--workers", "1", "-o", "out", "-q", *extra)
+    assert res.exit_code == 2, res.output
+    assert says in res.output and "Traceback" not in res.output, res.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_sweep_keeps_row_errors_of_scenarios_that_fail_on_their_own(tmp_path, run_cli):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(yaml.safe_dump({"parameters": {"red": {
+        "path": "racks.nvl72.power_redundancy", "values": ["N+N", "bogus"]}}}))
+    res = run_cli("sweep", str(DESIGNS / "gb200_nvl72.yaml"), "--grid", str(grid),
+                  "--workers", "1", "--report", "json", "-o", str(tmp_path / "out"), "-q")
+    assert res.exit_code == 0, res.output
+    rows = __import__("json").loads((tmp_path / "out" / "gb200_nvl72.sweep.json")
+                                    .read_text())["rows"]
+    assert [r["status"] for r in rows] == ["ok", "error"]

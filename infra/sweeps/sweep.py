@@ -107,6 +107,73 @@ def check_paths(grid: Grid, base: dict, grid_file: str | None = None) -> None:
                                  hint=exc.hint) from None
 
 
+def check_inputs(grid: Grid, grid_file: str | None, *, catalog_dir=None, price_files=(),
+                 cost: CostAssumptions | None = None) -> None:
+    """What is wrong with the grid or the options themselves is an error of the sweep
+    (exit 2, naming the grid file, its line and YAML path), never a row of every scenario:
+    the catalog and price files load; every ``catalog:`` target is a known slug and one of
+    its fields, and every value of it, and of every ``input:``, is valid on its own.
+    Values that fail only in some combinations stay per-row errors."""
+    import math
+    from dataclasses import replace
+
+    from infra.errors import InfraError
+    from infra.models.catalog import entry_as_dict
+    from infra.sweeps.paths import parse_path, set_path
+    from infra.sweeps.scenario import _validated
+
+    def error(msg: str, where: tuple, hint: str | None = None) -> SweepError:
+        from infra.models.yamlio import line_of
+
+        line = line_of(Path(grid_file), where) if grid_file else None
+        return SweepError(msg, file=grid_file, path=where, line=line, hint=hint)
+
+    cat = load_catalog(catalog_dir)
+    load_prices(list(price_files) or None, catalog=cat)  # a bad --prices file: exit 2 here
+    base_cost = cost or CostAssumptions()
+    for name, p in grid.parameters.items():
+        where = ("parameters", name)
+        values = p.value_list()
+        if p.catalog is not None:
+            slug, _, rest = p.catalog.partition(".")
+            try:
+                part = cat.get(slug)
+            except InfraError as exc:
+                raise error(exc.message, where + ("catalog",), exc.hint) from None
+            fields = sorted(f for f in type(part).model_fields if f not in ("slug", "kind"))
+            path = parse_path(rest)
+            if path[0] not in fields:
+                raise error(f"catalog part {slug!r} ({part.kind}) has no field {path[0]!r}",
+                            where + ("catalog",), f"fields: {', '.join(fields)}")
+            entry = entry_as_dict(part)
+            for k, v in enumerate(values):
+                try:
+                    _validated(slug, set_path(entry, path, v), name)
+                except InfraError as exc:
+                    raise error(f"value {v!r}: {exc.message}", where + _values_key(p, k),
+                                exc.hint) from None
+        if p.input is not None:
+            for k, v in enumerate(values):
+                bad = (isinstance(v, bool) or not isinstance(v, (int, float))
+                       or not math.isfinite(v) or (p.input == "years" and v != int(v)))
+                why = None
+                if bad:
+                    why = ("is not a whole number of years" if p.input == "years" else
+                           "is not a finite number")
+                else:
+                    try:
+                        replace(base_cost, **{p.input: int(v) if p.input == "years" else v})
+                    except InfraError as exc:
+                        why = exc.message
+                if why:
+                    raise error(f"{p.input} value {v!r} {why}" if bad else
+                                f"{p.input} value {v!r}: {why}", where + _values_key(p, k))
+
+
+def _values_key(p, k: int) -> tuple:
+    return ("values", k) if p.values is not None else ("range",)
+
+
 def sweep(base: Path | str, grid: Grid | dict | Path | str, *, workers: int = 1,
           scheduler: str | None = None, dask: bool = False, batch_size: int | None = None,
           objectives: dict[str, str] | None = None, catalog_dir: Path | str | None = None,
@@ -139,6 +206,8 @@ def sweep(base: Path | str, grid: Grid | dict | Path | str, *, workers: int = 1,
     g = _grid(grid)
     data = _base(base)
     check_paths(g, data, None if isinstance(grid, (Grid, dict)) else str(grid))
+    check_inputs(g, None if isinstance(grid, (Grid, dict)) else str(grid),
+                 catalog_dir=catalog_dir, price_files=price_files, cost=cost)
     if g.train is not None:  # an unknown model is the grid's error, not every row's
         cat = load_catalog(catalog_dir)
         cat.get(g.train.model, "model", file=None if isinstance(grid, (Grid, dict)) else str(grid),
