@@ -543,3 +543,38 @@ def test_sweep_keeps_row_errors_of_scenarios_that_fail_on_their_own(tmp_path, ru
     rows = __import__("json").loads((tmp_path / "out" / "gb200_nvl72.sweep.json")
                                     .read_text())["rows"]
     assert [r["status"] for r in rows] == ["ok", "error"]
+
+
+# D3: diff flags two hosts holding the same GPUs -----------------------------------------
+
+def test_diff_flags_the_same_dump_on_two_hosts(inv, run_cli):
+    shutil.copy(inv / "r001n01" / "nvidia-smi-q.xml", inv / "r001n02" / "nvidia-smi-q.xml")
+    res = run_cli("diff", str(DESIGNS / "dgx_h100_su.yaml"), "--inventory", str(inv),
+                  "--format", "json")
+    assert res.exit_code == 1, res.output  # an error finding: the bring-up gate fails
+    found = [f for f in __import__("json").loads(res.stdout)["findings"]
+             if f["check"] == "gpu-duplicate"]
+    assert [(f["severity"], f["node"], f["found"]) for f in found] == [
+        ("error", "r001n02", "8 GPU UUIDs and 8 GPU serials also reported by r001n01")]
+
+
+def test_diff_flags_a_gpu_repeated_in_one_dump(inv, run_cli):
+    smi = inv / "r001n01" / "nvidia-smi-q.xml"
+    text = smi.read_text()
+    gpu = re.search(r"<gpu id=.*?</gpu>\s*", text, re.S).group(0)
+    smi.write_text(text.replace(gpu, gpu + gpu, 1))
+    res = run_cli("diff", str(DESIGNS / "dgx_h100_su.yaml"), "--inventory", str(inv),
+                  "--format", "json")
+    found = [f["found"] for f in __import__("json").loads(res.stdout)["findings"]
+             if f["check"] == "gpu-duplicate"]
+    assert found == ["1 GPU UUID repeated within this dump"], res.output
+
+
+@pytest.mark.parametrize("design, fixture", [("gb200_nvl72", "gb200-nvl72-clean"),
+                                             ("dgx_h100_su", "hgx-h100-clean")])
+def test_diff_clean_fixtures_have_no_duplicates(design, fixture, run_cli):
+    """GB200 superchips share a board serial between their two GPUs: not a duplicate."""
+    res = run_cli("diff", str(DESIGNS / f"{design}.yaml"), "--inventory",
+                  str(ROOT / "tests" / "fixtures" / "inventory" / fixture), "--format", "json")
+    assert res.exit_code == 0, res.output
+    assert "gpu-duplicate" not in res.stdout

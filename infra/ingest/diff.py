@@ -81,6 +81,7 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
                                         "no directory in the inventory",
                                         f"{d.gpus} GPUs not verified (node down or not collected)",
                                         inv.root))
+    findings += duplicate_findings(inv, by_host)
     domain_gpus: Counter = Counter()
     for d in dnodes:
         domain_gpus[d.domain] += d.gpus
@@ -103,6 +104,48 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
                    len(inv.ports), tuple(table))
     return DiffResult(rd.name, str(rd.file), inv.root, host_pattern, tuple(findings), cov,
                       tuple(notes), checks)
+
+
+def duplicate_findings(inv: Inventory, by_host: dict) -> list[Finding]:
+    """``gpu-duplicate`` errors: a GPU UUID reported twice, or a GPU serial (a board's, so
+    shared by the GPUs of one superchip) reported by two hosts. Either is a collection
+    mistake (a dump copied under another host name, directories mixed up) that would
+    otherwise pass the bring-up gate: the copy matches the design perfectly.
+
+    One finding per host and the host it repeats (not one per GPU).
+    """
+    first_uuid: dict[str, str] = {}
+    first_serial: dict[str, str] = {}
+    repeats: dict[tuple[str, str], list[int]] = {}  # (host, earlier host) -> [uuids, serials]
+    source = {n.host: (n.files[0] if n.files else inv.root) for n in inv.nodes}
+    for node in inv.nodes:
+        serials_here: set[str] = set()
+        uuids_here: set[str] = set()
+        for g in node.gpus:
+            if g.uuid and g.uuid.upper().removeprefix("GPU-").replace("-", "").strip("0"):
+                other = first_uuid.setdefault(g.uuid, node.host)
+                if other != node.host or g.uuid in uuids_here:
+                    repeats.setdefault((node.host, other), [0, 0])[0] += 1
+                uuids_here.add(g.uuid)
+            if g.serial and g.serial not in serials_here:
+                serials_here.add(g.serial)
+                other = first_serial.setdefault(g.serial, node.host)
+                if other != node.host:
+                    repeats.setdefault((node.host, other), [0, 0])[1] += 1
+    out = []
+    for (host, other), (uuids, serials) in repeats.items():
+        dn = by_host.get(host)
+        what = " and ".join(f"{n} GPU {k}{'s' if n != 1 else ''}" for n, k in
+                            ((uuids, "UUID"), (serials, "serial")) if n)
+        found = (f"{what} repeated within this dump" if other == host else
+                 f"{what} also reported by {other}")
+        out.append(Finding("error", "gpu-duplicate", dn.rack if dn else None,
+                           dn.u if dn else None, host, None, None,
+                           "GPU UUIDs and serials that no other host reports", found,
+                           "the host's GPUs are not verified: the same dump collected twice "
+                           "(copied under another host name) or directories mixed up; "
+                           "collect it again on the host", source[host]))
+    return out
 
 
 def diff_file(design: Path | str, inventory: Path | str, catalog: Catalog | None = None,
