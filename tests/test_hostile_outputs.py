@@ -578,3 +578,20 @@ def test_diff_clean_fixtures_have_no_duplicates(design, fixture, run_cli):
                   str(ROOT / "tests" / "fixtures" / "inventory" / fixture), "--format", "json")
     assert res.exit_code == 0, res.output
     assert "gpu-duplicate" not in res.stdout
+
+
+# E1: host-name patterns are a small grammar ----------------------------------------------
+
+@pytest.mark.parametrize("pattern", ["r{rack:q}", "r{rack.foo}", "r{rack[0]}", "r{rack!r}",
+                                     "r{rack:>300000000}", "r{rack:064d}",
+                                     "{index.__class__.__subclasses__}", "x{index:63d}"])
+@pytest.mark.parametrize("command", ["export", "diff"])
+def test_host_patterns_outside_the_grammar_exit_2(pattern, command, run_cli, tmp_path):
+    design = str(DESIGNS / "dgx_h100_su.yaml")
+    args = (("export", design, "--to", "k8s", "--hostnames", pattern, "-o", str(tmp_path))
+            if command == "export" else
+            ("diff", design, "--inventory", str(INVENTORY), "--host-pattern", pattern))
+    res = run_cli(*args)
+    assert res.exit_code == 2, res.output
+    assert "host-name pattern" in res.output and "internal error" not in res.output
+    assert not re.search(r"0x[0-9a-f]{6,}", res.output)  # no object reprs, no addresses

@@ -237,16 +237,40 @@ def _on_fabric(rd: ResolvedDesign, tray: str, f) -> bool:
     return any(i.component.network in f.spec.networks for i in lay.of_kind("nic"))
 
 
+_SPEC = re.compile(r"0?([1-9]\d?)?[dx]?")  # e.g. 03d, x, 2: a width under 64, d or x
+
+
 def _check_pattern(pattern: str) -> None:
+    """A host-name pattern is literal text and ``{field}`` or ``{field:SPEC}``: a field of
+    :data:`PATTERN_FIELDS` (no attribute, index or ``!`` conversion) and a spec of an
+    optional ``0``, a width under 64 and ``d`` or ``x``, so no name is built that could
+    not be a host name (and none of gigabytes)."""
     try:
-        names = [f for _, f, _, _ in string.Formatter().parse(pattern) if f is not None]
-        bad = [f for f in names if f.split(".")[0].split("[")[0] not in PATTERN_FIELDS]
+        parts = list(string.Formatter().parse(pattern))
     except ValueError as exc:
         raise DesignError(f"host-name pattern {pattern!r}: {exc}",
                           hint="write fields as {rack:03d}") from None
-    if bad:
-        raise DesignError(f"host-name pattern {pattern!r} names unknown field(s) {bad}",
-                          hint=f"fields: {', '.join(PATTERN_FIELDS)}")
+    names = []
+    shortest = 0  # the fewest characters a name of this pattern can have
+    for literal, field, spec, conv in parts:
+        shortest += len(literal)
+        if field is None:
+            continue
+        if field not in PATTERN_FIELDS:
+            raise DesignError(f"host-name pattern {pattern!r} names unknown field {field!r}",
+                              hint=f"fields: {', '.join(PATTERN_FIELDS)} (no '.', '[' or '!')")
+        m = _SPEC.fullmatch(spec or "")
+        if conv is not None or m is None or (m.group(1) and int(m.group(1)) > 63):
+            shown = "{" + field + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}"
+            raise DesignError(f"host-name pattern {pattern!r}: {shown!r} is not a field "
+                              "format this pattern takes",
+                              hint="write {field}, {field:03d} or {field:x}, a width under 64")
+        names.append(field)
+        shortest += max(int(m.group(1) or 1), 1)
+    if shortest > 63:
+        raise DesignError(f"host-name pattern {pattern!r} gives names of at least {shortest} "
+                          "characters; a host name has at most 63",
+                          hint="shorten the literal text or the field widths")
     if not names:
         raise DesignError(f"host-name pattern {pattern!r} has no field, so every node would "
                           "get the same name", hint="add {index} or {rack} and {slot}")
