@@ -77,16 +77,26 @@ def test_compare_side_by_side(run_cli):
     assert line.split(",")[2:4] == ["481.115", "335.58"]
 
 
-def test_sweep_objective(run_cli, tmp_path):
-    grid = {"parameters": {"leaf": {"path": "fabrics.compute.tiers.0.oversubscription",
-                                    "values": [1, 4]}},
-            "objectives": {"allreduce_busbw_8gib_design_gbyte_s": "max", "it_power_kw": "min"}}
+LEAF_GRID = {"parameters": {"leaf": {"path": "fabrics.compute.tiers.0.oversubscription",
+                                     "values": [1, 4]}}}
+
+
+def _sweep_rows(run_cli, tmp_path, grid: dict):
+    """Run ``grid`` over mi300x_cluster; (exit code, output, JSON rows or None)."""
     g = tmp_path / "grid.yaml"
     g.write_text(yaml.safe_dump(grid))
     r = run_cli("sweep", str(DESIGNS / "mi300x_cluster.yaml"), "--grid", str(g), "-q",
                 "--report", "json", "-o", str(tmp_path))
-    assert r.exit_code == 0, r.output
-    rows = json.loads((tmp_path / "mi300x_cluster.sweep.json").read_text())["rows"]
+    out = tmp_path / "mi300x_cluster.sweep.json"
+    rows = json.loads(out.read_text())["rows"] if r.exit_code == 0 else None
+    return r.exit_code, r.output, rows
+
+
+def test_sweep_objective(run_cli, tmp_path):
+    code, output, rows = _sweep_rows(run_cli, tmp_path, {
+        **LEAF_GRID,
+        "objectives": {"allreduce_busbw_8gib_design_gbyte_s": "max", "it_power_kw": "min"}})
+    assert code == 0, output
     vals = [x["allreduce_busbw_8gib_design_gbyte_s"] for x in rows]
     # leaf 4:1 divides what crosses the spines by 4: the 1,024-GPU all-reduce slows down
     assert vals[1] < vals[0]
@@ -94,23 +104,16 @@ def test_sweep_objective(run_cli, tmp_path):
 
 def test_sweep_on_training_figures(run_cli, tmp_path):
     """A grid's ``train:`` adds train_* metrics to every scenario, usable as objectives."""
-    grid = {"parameters": {"leaf": {"path": "fabrics.compute.tiers.0.oversubscription",
-                                    "values": [1, 4]}},
-            "train": {"model": "llama-3-8b", "tokens": 1e12},
+    grid = {**LEAF_GRID, "train": {"model": "llama-3-8b", "tokens": 1e12},
             "objectives": {"train_days": "min", "it_power_kw": "min"}}
-    g = tmp_path / "grid.yaml"
-    g.write_text(yaml.safe_dump(grid))
-    r = run_cli("sweep", str(DESIGNS / "mi300x_cluster.yaml"), "--grid", str(g), "-q",
-                "--report", "json", "-o", str(tmp_path))
-    assert r.exit_code == 0, r.output
-    rows = json.loads((tmp_path / "mi300x_cluster.sweep.json").read_text())["rows"]
+    code, output, rows = _sweep_rows(run_cli, tmp_path, grid)
+    assert code == 0, output
     assert all(x["train_days"] > 0 for x in rows)
     # 4:1 leaves slow the data-parallel traffic that crosses the spines: never faster
     assert rows[1]["train_days"] >= rows[0]["train_days"]
-    grid["train"]["model"] = "llama-9"
-    g.write_text(yaml.safe_dump(grid))
-    r = run_cli("sweep", str(DESIGNS / "mi300x_cluster.yaml"), "--grid", str(g), "-q")
-    assert r.exit_code == 2 and "unknown model slug" in r.output
+    code, output, _ = _sweep_rows(run_cli, tmp_path, {**grid, "train": {"model": "llama-9",
+                                                                          "tokens": 1e12}})
+    assert code == 2 and "unknown model slug" in output
 
 
 def test_compare_train_ranks_designs(run_cli):
