@@ -595,3 +595,14 @@ def test_host_patterns_outside_the_grammar_exit_2(pattern, command, run_cli, tmp
     assert res.exit_code == 2, res.output
     assert "host-name pattern" in res.output and "internal error" not in res.output
     assert not re.search(r"0x[0-9a-f]{6,}", res.output)  # no object reprs, no addresses
+
+
+def test_sweep_scheduler_that_is_not_a_dask_address_exits_2(tmp_path, run_cli):
+    pytest.importorskip("distributed")
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(yaml.safe_dump({"parameters": {"pue": {"input": "pue",
+                                                           "values": [1.1, 1.2]}}}))
+    res = run_cli("sweep", str(DESIGNS / "dgx_h100_su.yaml"), "--grid", str(grid),
+                  "--scheduler", "http://127.0.0.1:9/x", "-o", str(tmp_path / "out"), "-q")
+    assert res.exit_code == 2, res.output
+    assert "--scheduler 'http://127.0.0.1:9/x' is not a Dask scheduler address" in res.output

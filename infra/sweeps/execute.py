@@ -68,6 +68,9 @@ def _dask_executor(address: str | None, workers: int):
     except OSError as exc:
         raise SweepError(f"cannot reach the Dask scheduler {address!r}: {exc}",
                          hint="check --scheduler tcp://HOST:PORT") from None
+    except (ValueError, TypeError) as exc:  # e.g. "unknown address scheme 'http'"
+        raise SweepError(f"--scheduler {address!r} is not a Dask scheduler address ({exc})",
+                         hint="give tcp://HOST:PORT (or tls://, ws://, inproc://)") from None
     try:
         yield client
     finally:
