@@ -185,7 +185,7 @@ def events_import(file, source, db, fmt, output) -> None:
     data = res.as_dict()
     skipped = [{"reason": k, "entries": v} for k, v in sorted(res.skipped.items())]
     data["skipped_rows"] = skipped
-    emit(data, "skipped_rows", fmt, output,
+    emit(data, "skipped_rows" if skipped or fmt != "table" else None, fmt, output,
          f"{file}: {res.read:,} rows, {res.added:,} added, {res.already:,} already in the "
          f"database" + (f", {sum(res.skipped.values()):,} skipped:" if skipped else ""),
          ["reason", "entries"] if skipped else [])
@@ -214,8 +214,8 @@ def rates(since, until, rates_file, prior_events, db, fmt, output) -> None:
     res = run(since=since, until=until, db=db, rates_file=rates_file, prior_events=prior_events)
     data = res.as_dict()
     emit(data, "rates", fmt, output,
-         f"Failure rates {data['since']} .. {data['until']}, events per component-year "
-         f"(posterior: Gamma-Poisson mean and 90 % credible interval; prior: the catalog's "
+         f"Failure rates {data['since']} .. {data['until']}, events per component-year\n"
+         f"(posterior: Gamma-Poisson mean, 5 % and 95 % quantiles; prior: the catalog's "
          f"rate, worth at most {res.prior_events:g} events)",
          RATE_COLUMNS, view=_rate_view)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import os
 import re
 from collections.abc import Iterator
@@ -214,6 +215,7 @@ def to_ts(text: str | dt.datetime, *, end_of_day: bool = False, what: str = "tim
     return int(d.timestamp())
 
 
+@functools.lru_cache(maxsize=4096)  # a fleet's rows share a few snapshot times
 def iso(ts: int | None) -> str | None:
     """UTC epoch seconds -> ``2025-03-01T00:00:00Z``."""
     if ts is None:

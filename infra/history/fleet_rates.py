@@ -21,7 +21,8 @@ catalog's published rate r0. Its strength a0 is what the catalog's own interval 
 (the shape whose central 95 % interval spans the published high / low), capped at
 ``prior_events`` (default 10): the published figures come from another fleet (Llama 3's
 early-life H100), so they count for at most 10 events' worth here; a rate without an
-interval gets a0 = 1. With n events over T component-years the posterior is
+interval, or a placeholder (tag assumption or estimate: its interval is a guess, not
+evidence), gets a0 = 1. With n events over T component-years the posterior is
 Gamma(a0 + n, b0 + T): mean (a0 + n) / (b0 + T), and a 90 % credible interval from its
 5 % and 95 % quantiles.
 """
@@ -74,9 +75,13 @@ class Posterior:
 
 
 def prior_shape(rate, cap: float = DEFAULT_PRIOR_EVENTS) -> float:
-    """How many events' worth the catalog's rate ``rate`` (a FailureRate) is, capped."""
+    """How many events' worth the catalog's rate ``rate`` (a FailureRate) is, capped.
+
+    Only a measured rate's interval is evidence: a placeholder (tag ``assumption`` or
+    ``estimate``) counts as one event, its mean and nothing more."""
     lo, hi = rate.rate_low_per_year, rate.rate_high_per_year
-    a = shape_for_ratio(hi / lo) if lo and hi and hi > lo else 1.0
+    measured = rate.tag not in ("assumption", "estimate")
+    a = shape_for_ratio(hi / lo) if measured and lo and hi and hi > lo else 1.0
     return min(a, cap)
 
 

@@ -7,7 +7,9 @@ narrowed by rack or host through their indexes. ``asset``: every placement of on
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from dataclasses import dataclass
 
 from sqlalchemy import and_, func, or_, select
@@ -69,9 +71,8 @@ def _kind_order(kind: str) -> int:
     return order.index(kind) if kind in order else len(order)
 
 
+@functools.lru_cache(maxsize=65536)  # slot names repeat across hosts ("gpu module 3")
 def _natural(text: str) -> tuple:
-    import re
-
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text or ""))
 
 

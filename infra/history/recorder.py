@@ -26,7 +26,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import func, select, update
 
 from infra.history.db import HistoryError, iso, now_ts
 from infra.history.schema import changes, placements, snapshots
@@ -53,9 +53,10 @@ class RecordResult:
                 "unchanged": self.unchanged, "first_changes": self.sample}
 
 
-def _doc(asset, host, rack, slot, attrs_json) -> str:
+def _doc(asset, host, rack, slot, attrs_json, attrs: dict | None = None) -> str:
     return json.dumps({"asset": asset, "host": host, "rack": rack, "slot": slot,
-                       "attrs": json.loads(attrs_json)}, sort_keys=True, separators=(",", ":"))
+                       "attrs": json.loads(attrs_json) if attrs is None else attrs},
+                      sort_keys=True, separators=(",", ":"))
 
 
 def record_state(conn, state: State, at_ts: int, *, design: str | None = None,
@@ -82,7 +83,7 @@ def record_state(conn, state: State, at_ts: int, *, design: str | None = None,
     by_pos = {(r.kind, r.host or "", r.slot): r for r in open_rows}
 
     closes: list[int] = []
-    opens: list[Component] = []
+    opens: list[tuple[Component, str]] = []
     recs: list[dict] = []
     gone: set[str] = set()  # swapped out, or kept under a stronger identity
 
@@ -115,8 +116,8 @@ def record_state(conn, state: State, at_ts: int, *, design: str | None = None,
                     closes.append(occ.id)
                     gone.add(occ.asset)
                     before = _doc(occ.asset, occ.host, occ.rack, occ.slot, occ.attrs)
-                    after = _doc(c.asset, c.host, c.rack, c.slot, aj)
-                    opens.append(c)
+                    after = _doc(c.asset, c.host, c.rack, c.slot, aj, c.attrs)
+                    opens.append((c, aj))
                     rec(change, c.kind, c.asset, c.host, c.rack, c.slot, before, after, occ.asset)
                     continue
             if occ is not None and occ.asset not in new:
@@ -127,8 +128,8 @@ def record_state(conn, state: State, at_ts: int, *, design: str | None = None,
                 before = _doc(occ.asset, occ.host, occ.rack, occ.slot, occ.attrs)
             else:
                 change, before = "install", None
-        after = _doc(c.asset, c.host, c.rack, c.slot, aj)
-        opens.append(c)
+        after = _doc(c.asset, c.host, c.rack, c.slot, aj, c.attrs)
+        opens.append((c, aj))
         rec(change, c.kind, c.asset, c.host, c.rack, c.slot, before, after, other)
     for o in open_rows:
         if o.asset in new or o.asset in gone:
@@ -158,21 +159,37 @@ def record_state(conn, state: State, at_ts: int, *, design: str | None = None,
         taken_ts=at_ts, seen_until_ts=at_ts, recorded_ts=now_ts(), inventory=state.source,
         design=design, host_pattern=host_pattern, scope=json.dumps(scope),
         components=len(state.components), changes=len(recs))).inserted_primary_key[0]
-    if closes:
-        conn.execute(update(placements).where(placements.c.id == bindparam("pid"))
-                     .values(until_ts=at_ts), [{"pid": i} for i in closes])
+    for i in range(0, len(closes), 2000):  # one statement per 2,000 closed intervals
+        conn.execute(update(placements).where(placements.c.id.in_(closes[i:i + 2000]))
+                     .values(until_ts=at_ts))
     if opens:
-        conn.execute(placements.insert(), [
+        insert_rows(conn, placements, [
             {"asset": c.asset, "kind": c.kind, "host": c.host, "rack": c.rack, "slot": c.slot,
-             "attrs": c.attrs_json(), "since_ts": at_ts, "until_ts": None, "snapshot_id": sid}
-            for c in opens])
+             "attrs": aj, "since_ts": at_ts, "until_ts": None, "snapshot_id": sid}
+            for c, aj in opens])
     for r in recs:
         r["snapshot_id"] = sid
-    conn.execute(changes.insert(), recs)
+    insert_rows(conn, changes, recs)
     result.snapshot_id = sid
     result.counts = Counter(r["change"] for r in recs)
     result.sample = [_show(r) for r in recs if r["change"] != "install"][:sample]
     return result
+
+
+def insert_rows(conn, table, rows: list[dict]) -> None:
+    """Insert ``rows``: PostgreSQL through ``COPY ... FROM STDIN`` (psycopg), about 10x
+    faster than an executemany at 250,000 rows; elsewhere one DBAPI executemany. Same
+    connection, same transaction."""
+    if not rows:
+        return
+    if conn.dialect.name == "postgresql" and len(rows) >= 1000:
+        cols = list(rows[0])
+        with conn.connection.driver_connection.cursor() as cur:
+            with cur.copy(f"COPY {table.name} ({', '.join(cols)}) FROM STDIN") as cp:
+                for r in rows:
+                    cp.write_row([r[c] for c in cols])
+        return
+    conn.execute(table.insert(), rows)
 
 
 def _show(r: dict) -> dict:
