@@ -3,7 +3,7 @@
 The Python API (:mod:`infra.api`) is exposed here lazily, so ``import infra`` stays
 fast: ``infra.analyze``, ``infra.load_design``, ``infra.compare``, ``infra.failures``,
 ``infra.sweep``, ``infra.diff_designs``, ``infra.export``, ``infra.collectives``,
-``infra.train``, ``infra.frame``.
+``infra.train``, ``infra.synthesize``, ``infra.frame``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 _API = ("Comparison", "CostAssumptions", "DesignAnalysis", "FailureReview", "ResolvedDesign",
         "SweepResult", "analyze", "collectives", "compare", "diff_designs", "export",
-        "failures", "frame", "train",
+        "failures", "frame", "synthesize", "train",
         "load_catalog", "load_design", "sweep")
 
 

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Comparison", "CostAssumptions", "DesignAnalysis", "FailureReview",
            "ResolvedDesign", "SweepResult", "analyze", "collectives", "compare", "diff_designs",
-           "train",
+           "synthesize", "train",
            "export", "failures", "frame", "load_catalog", "load_design", "sweep"]
 
 # Imported on first use: ``infra.analyze`` needs neither the comparison nor the failure
@@ -240,6 +240,43 @@ def train(design: ResolvedDesign | Path | str, model: str, tokens: float,
     given = parallelism if isinstance(parallelism, dict) else parse_parallelism(parallelism)
     return _train(_analyze(rd), arch, tokens, fw, gpus=gpus, precision=precision, given=given,
                   batch_tokens=batch_tokens)
+
+
+def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None = None,
+               train: str | None = None, tokens: float | None = None, days: float | None = None,
+               skus=(), cooling: str | None = None, objectives: str | None = None,
+               families=(), catalog: Catalog | None = None):
+    """Candidate designs within a budget and their Pareto front (``infra synthesize``).
+
+    Parameters
+    ----------
+    power_mw : facility power budget
+    capex_usd : capex budget (candidates whose capex is unknown are then rejected)
+    gpus : at least this many GPUs
+    train, tokens, days : a training target (model slug, tokens, at most days)
+    skus : only families of these GPUs; cooling : ``"liquid"`` or ``"air"``
+    families : only these families (shipped design stems, e.g. ``"dgx_h100_su"``)
+    objectives : e.g. ``"days:min,capex:min"``
+
+    Returns
+    -------
+    SynthesisResult
+        ``.front_rows()``, ``.rejected`` (family and the bound or check that rejected it),
+        ``.as_dict()``.
+
+    Examples
+    --------
+    >>> import infra
+    >>> r = infra.synthesize(power_mw=1.0, skus=["h100"])
+    >>> sorted({row["family"] for row in r.front_rows()})
+    ['dgx_h100_su', 'hgx_h100_liquid_512']
+    """
+    from infra.synthesis import Budget
+    from infra.synthesis import synthesize as _synthesize
+
+    return _synthesize(Budget(power_mw, capex_usd, gpus, train, tokens, days), skus=tuple(skus),
+                       cooling=cooling, objectives=objectives, only=tuple(families),
+                       catalog=catalog)
 
 
 def frame(rows: list[dict[str, Any]]):

@@ -25,6 +25,8 @@ FORBIDDEN = {
     "sweeps": ("openpyxl", "graphviz", "click", "infra.reports", "infra.cli"),
     # history sits beside ingest: it reads inventories and designs, never renders
     "history": ("openpyxl", "graphviz", "click", "infra.sweeps", "infra.reports", "infra.cli"),
+    # synthesis sits on the sweeps: it builds and analyses candidate designs, never renders
+    "synthesis": ("openpyxl", "graphviz", "click", "infra.reports", "infra.cli"),
     "reports": ("click", "infra.cli"),
 }
 # the one shared atomic file writer (and its output rule: regular files only)

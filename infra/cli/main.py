@@ -55,7 +55,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 def _register() -> None:
     from infra.cli import (catalog_cmd, collectives_cmd, compare_cmd, design_cmd, export_cmd,
                            failures_cmd, history_cmd, ingest_cmd, sweep_cmd, topology_cmd,
-                           train_cmd)
+                           synthesize_cmd, train_cmd)
 
     cli.add_command(design_cmd.design)
     cli.add_command(design_cmd.validate)
@@ -65,6 +65,7 @@ def _register() -> None:
     cli.add_command(compare_cmd.compare)
     cli.add_command(collectives_cmd.collectives)
     cli.add_command(train_cmd.train)
+    cli.add_command(synthesize_cmd.synthesize)
     cli.add_command(failures_cmd.failures)
     cli.add_command(export_cmd.export)
     cli.add_command(ingest_cmd.diff)

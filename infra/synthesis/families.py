@@ -1,0 +1,97 @@
+"""Candidate families for design synthesis: the shipped designs built from repeated blocks.
+
+A family is a shipped design whose ``build:`` repeats one block (a DGX SuperPOD SU, an
+NVL72 scalable unit, an MI3xx scalable unit): candidates are that design with the block
+built ``n`` times, and, where two fabric tiers cannot reach ``n`` blocks, a third tier of
+the same switch and media added on top (non-blocking). Per-block figures come from one
+analysis of a single block; they give the cheap bounds that prune counts before any
+full analysis (facility power and priced capex grow at least linearly with the blocks).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+
+from infra.errors import InfraError
+from infra.models.yamlio import read_yaml
+
+DESIGNS = Path(__file__).resolve().parents[2] / "designs"
+# (design stem, the block its build repeats); every one has a scale-out fabric
+FAMILIES = (("dgx_h100_su", "su"), ("dgx_b200_su", "su"), ("hgx_b300_su", "su"),
+            ("hgx_h200_cluster", "cluster"), ("hgx_h100_liquid_512", "group"),
+            ("gb200_nvl72_576", "su"), ("aws_nvl36x2_cluster", "cluster"),
+            ("mi300x_cluster", "su"), ("mi325x_cluster", "su"), ("mi355x_cluster", "su"),
+            ("gaudi3_cluster", "su"))
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    file: Path
+    block: str
+    data: dict  # the design file's data
+    gpu: str  # slug
+    gpus_per_block: float
+    facility_kw_per_block: float
+    it_kw_per_block: float
+    capex_per_block: float | None  # priced capex of one block (None: nothing priced)
+    capex_lower_bound: bool
+    hbm_gb_per_gpu: float
+    cooling: str  # liquid | air
+
+
+def load_family(name: str, block: str, catalog, book) -> Family:
+    """One family with its per-block figures (one analysis of the design built once)."""
+    from infra.analysis.summary import analyze
+    from infra.models.resolve import design_from_data
+
+    file = DESIGNS / f"{name}.yaml"
+    data = read_yaml(file, InfraError)
+    one = with_count(data, block, 1)
+    a = analyze(design_from_data(one, file, catalog), book)
+    m = a.metrics()
+    dom = max(a.bandwidth.domains, key=lambda d: d.gpus * d.count)
+    return Family(name, file, block, data, dom.gpu.slug, m["gpus"], m["facility_power_kw"],
+                  m["it_power_kw"], m.get("capex_priced_usd"),
+                  bool(a.capex and a.capex.is_lower_bound), dom.gpu.hbm_gb or 0.0,
+                  "liquid" if a.cooling.liquid_kw > 0 else "air")
+
+
+def with_count(data: dict, block: str, n: int, tiers: int | None = None) -> dict:
+    """The family's design data with its block built ``n`` times; ``tiers=3`` adds a
+    non-blocking core tier (the spine's switch and media) to every two-tier fabric."""
+    d = copy.deepcopy(data)
+    d["build"] = {block: n}
+    if tiers == 3:
+        for f in (d.get("fabrics") or {}).values():
+            t = f.get("tiers") or []
+            if len(t) == 2:
+                spine = t[1]
+                t.append({"role": "core", "switch": spine["switch"],
+                          **({"down": copy.deepcopy(spine["down"])} if "down" in spine else {})})
+    return d
+
+
+def ladder(limit: int) -> list[int]:
+    """Counts tried up to ``limit``: every count to 8, then about 1.4x apart, and the limit.
+
+    Examples
+    --------
+    >>> ladder(40)
+    [1, 2, 3, 4, 5, 6, 7, 8, 11, 16, 23, 32, 40]
+    """
+    out = list(range(1, min(limit, 8) + 1))
+    x = 8.0
+    while True:
+        x *= 2 ** 0.5
+        if round(x) >= limit:
+            break
+        out.append(round(x))
+    if limit > 8:
+        out.append(limit)
+    return sorted(set(out))
+
+
+__all__ = ["DESIGNS", "FAMILIES", "Family", "ladder", "load_family", "with_count"]

@@ -1,0 +1,203 @@
+"""Design synthesis: from a budget (MW, dollars, a training target) to buildable designs.
+
+For every family (:mod:`infra.synthesis.families`) of the SKUs and cooling asked for, the
+block count ``n`` runs over a ladder up to the largest count whose cheap bounds fit
+(per-block facility power and capex x ``n``, the model's weights, gradients and optimizer
+state within the GPUs' HBM); counts past the bounds are rejected without analysis, with
+the bound that rejected them. Every remaining candidate is built (two fabric tiers, or
+three where two cannot reach it), analysed in full (power, fabric, capex; with a training
+target the step model and the collectives model), checked against the budget, and the
+Pareto front of the survivors is kept on the objectives.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from infra.errors import InfraError
+from infra.synthesis.families import FAMILIES, Family, ladder, load_family, with_count
+
+OBJECTIVE_NAMES = {"days": "train_days", "capex": "capex_usd", "power": "facility_power_mw",
+                   "gpus": "gpus", "mwh": "train_facility_energy_mwh",
+                   "usd_per_run": "train_usd_per_run", "pflops": "peak_dense_pflops_bf16"}
+
+
+@dataclass(frozen=True)
+class Budget:
+    power_mw: float  # facility
+    capex_usd: float | None = None
+    gpus: int | None = None  # at least this many GPUs
+    train_model: str | None = None
+    tokens: float | None = None
+    days: float | None = None  # at most
+
+
+@dataclass
+class SynthesisResult:
+    budget: Budget
+    rows: list[dict[str, Any]]  # every candidate analysed (status ok or rejected)
+    rejected: list[dict[str, Any]]  # family -> the bound or check that rejected it
+    objectives: dict[str, str]
+    front: list[int] = field(default_factory=list)  # indices into rows
+    designs: dict[int, dict] = field(default_factory=dict)  # row index -> design data
+
+    def front_rows(self) -> list[dict[str, Any]]:
+        return [self.rows[i] for i in self.front]
+
+    def as_dict(self) -> dict:
+        b = self.budget
+        return {"budget": {"power_mw": b.power_mw, "capex_usd": b.capex_usd, "gpus": b.gpus,
+                           "train_model": b.train_model, "tokens": b.tokens, "days": b.days},
+                "objectives": self.objectives, "front": self.front_rows(),
+                "rejected": self.rejected, "candidates": self.rows,
+                "evaluated": sum(1 for r in self.rows if r.get("status") != "pruned"),
+                "pruned": sum(1 for r in self.rejected if r.get("stage") == "bound")}
+
+
+def parse_objectives(text: str | None, training: bool) -> dict[str, str]:
+    """``days:min,capex:min`` (short names or metric names) -> metric -> direction."""
+    if not text:
+        text = "days:min,capex:min,power:min" if training else "gpus:max,capex:min,power:min"
+    out = {}
+    for item in text.split(","):
+        name, _, d = item.strip().partition(":")
+        if not name:
+            continue
+        d = d or "min"
+        if d not in ("min", "max"):
+            raise InfraError(f"objective {item!r}: direction must be min or max",
+                             hint="e.g. --objectives days:min,capex:min")
+        out[OBJECTIVE_NAMES.get(name, name)] = d
+    return out
+
+
+def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | None = None,
+               objectives: str | None = None, families=FAMILIES, only: tuple[str, ...] = (),
+               catalog=None, book=None) -> SynthesisResult:
+    """Candidates, bounds, full analyses, the budget check and the Pareto front
+    (``only``: family names to keep, e.g. ``("dgx_h100_su",)``)."""
+    from infra.models.catalog import load_catalog
+    from infra.models.prices import load_prices
+    from infra.sweeps.pareto import pareto_front
+
+    catalog = catalog or load_catalog()
+    book = book if book is not None else load_prices(catalog=catalog)
+    arch = catalog.get(budget.train_model, "model") if budget.train_model else None
+    unknown = [n for n in only if n not in {f for f, _ in families}]
+    if unknown:
+        raise InfraError(f"unknown family {unknown[0]!r}",
+                         hint="families: " + ", ".join(n for n, _ in families))
+    fam = [load_family(n, b, catalog, book) for n, b in families if not only or n in only]
+    fam = [f for f in fam if (not skus or f.gpu in skus or any(s in f.gpu for s in skus))
+           and (cooling is None or f.cooling == cooling)]
+    if not fam:
+        raise InfraError("no family matches --sku / --cooling",
+                         hint="families: " + ", ".join(n for n, _ in families))
+    rows: list[dict] = []
+    rejected: list[dict] = []
+    designs: dict[int, dict] = {}
+    for f in fam:
+        counts, why = _counts(f, budget, arch)
+        if why:
+            rejected.append({"family": f.name, "gpu": f.gpu, "stage": "bound", "reason": why})
+        for n in counts:
+            row, data = _evaluate(f, n, budget, catalog, book)
+            if data is not None:
+                designs[len(rows)] = data
+            rows.append(row)
+    obj = parse_objectives(objectives, arch is not None)
+    # ranked on the priced lines: a lower-bound capex (unpriced optics) takes part, flagged
+    # in its row (the sweep's rule would leave no front: every family has unpriced parts)
+    ok = [{**r, "capex_is_lower_bound": False} if r.get("status") == "ok" else {} for r in rows]
+    front = pareto_front(ok, obj) if any(ok) else []
+    for f in fam:
+        mine = [r for r in rows if r["family"] == f.name]
+        if mine and not any(r.get("status") == "ok" for r in mine):
+            rejected.append({"family": f.name, "gpu": f.gpu, "stage": "analysis",
+                             "reason": mine[0].get("reason", "no candidate fits")})
+    return SynthesisResult(budget, rows, rejected, obj, list(front), designs)
+
+
+def _counts(f: Family, b: Budget, arch) -> tuple[list[int], str | None]:
+    """The counts worth a full analysis, and the bound that cut the rest (if any)."""
+    limits = [("power", b.power_mw * 1000 / f.facility_kw_per_block,
+               f"{f.facility_kw_per_block / 1000:.3f} MW facility per block")]
+    if b.capex_usd is not None and f.capex_per_block:
+        limits.append(("capex", b.capex_usd / f.capex_per_block,
+                       f"${f.capex_per_block / 1e6:,.1f}M per block"))
+    kind, cap, per = min(limits, key=lambda x: x[1])
+    top = math.floor(cap + 1e-9)
+    need = 1
+    if b.gpus:
+        need = math.ceil(b.gpus / f.gpus_per_block)
+    if arch is not None:
+        from infra.analysis.perf.model_flops import model_figures
+
+        state_gb = model_figures(arch).params * 18 / 1e9  # BF16 + FP32 grads + Adam
+        per_block = f.gpus_per_block * f.hbm_gb_per_gpu * 0.9
+        need = max(need, math.ceil(state_gb / per_block))
+    if top < need:
+        what = (f"{need} block(s) needed ({f.gpus_per_block * need:,.0f} x {f.gpu}) but "
+                f"{kind} allows {top} ({per})")
+        return [], what
+    counts = [n for n in ladder(top) if n >= need] or [need]
+    if b.gpus:
+        counts = [need]
+    return counts, None
+
+
+def _evaluate(f: Family, n: int, b: Budget, catalog, book) -> tuple[dict, dict | None]:
+    from infra.analysis.cost.compare_train import TrainSpec, train_metrics
+    from infra.analysis.cost.tco import CostAssumptions
+    from infra.models.resolve import design_from_data
+    from infra.sweeps.scenario import analysed, scenario_metrics
+
+    row: dict[str, Any] = {"family": f.name, "gpu": f.gpu, "blocks": n, "cooling": f.cooling}
+    data = None
+    for tiers in (None, 3):
+        data = with_count(f.data, f.block, n, tiers)
+        try:
+            da, capex = analysed(design_from_data(data, f.file, catalog), book)
+            break
+        except InfraError as exc:
+            if tiers == 3 or "reach at most" not in str(exc):
+                return {**row, "status": "rejected", "reason": str(exc).split(" (")[0][-200:]}, None
+    a = CostAssumptions()
+    m = scenario_metrics(da, capex, a)
+    net = da.metrics()
+    row.update({"gpus": m["gpus"], "fabric_tiers": net.get("fabric_tiers"),
+                "leaf_switches": net.get("leaf_switches"),
+                "spine_switches": net.get("spine_switches"),
+                "core_switches": net.get("core_switches"), "transceivers": net.get("transceivers"),
+                "it_power_mw": round(m["it_power_kw"] / 1000, 4),
+                "facility_power_mw": round(m["facility_power_kw"] / 1000, 4),
+                "capex_usd": m.get("capex_usd"), "capex_is_lower_bound": m.get("capex_is_lower_bound"),
+                "peak_dense_pflops_bf16": m.get("peak_dense_pflops_bf16")})
+    if b.train_model:
+        row.update({k: v for k, v in train_metrics(da, TrainSpec(b.train_model, b.tokens or 0),
+                                                   a).items() if k != "train_model"})
+    row["status"], row["reason"] = _check(row, b)
+    return row, data
+
+
+def _check(r: dict, b: Budget) -> tuple[str, str | None]:
+    if r["facility_power_mw"] > b.power_mw:
+        return "rejected", f"{r['facility_power_mw']:.2f} MW > {b.power_mw:g} MW"
+    if b.capex_usd is not None:
+        if r["capex_usd"] is None:
+            return "rejected", "capex unknown (unpriced): cannot be checked against the budget"
+        if r["capex_usd"] > b.capex_usd:
+            return "rejected", f"${r['capex_usd'] / 1e6:,.1f}M > ${b.capex_usd / 1e6:,.1f}M"
+    if b.gpus and r["gpus"] < b.gpus:
+        return "rejected", f"{r['gpus']:,} GPUs < {b.gpus:,}"
+    if b.train_model:
+        if r.get("train_days") is None:
+            return "rejected", r.get("train_note") or "the model does not train on it"
+        if b.days is not None and r["train_days"] > b.days:
+            return "rejected", f"{r['train_days']:.1f} days > {b.days:g} days"
+    return "ok", None
+
+
+__all__ = ["Budget", "OBJECTIVE_NAMES", "SynthesisResult", "parse_objectives", "synthesize"]

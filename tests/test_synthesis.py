@@ -1,0 +1,91 @@
+"""``infra synthesize``: designs from a budget; every written design is valid input and
+reproduces its front row; the DGX SuperPOD H100 reference table; rejections say why."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from infra.synthesis import Budget, synthesize
+
+
+def test_front_designs_validate_and_reproduce_their_figures(run_cli, tmp_path):
+    out = tmp_path / "syn"
+    r = run_cli("synthesize", "--power-mw", "1.7", "--capex-usd", "4e7", "--sku", "h100",
+                "-o", str(out), "--format", "json")
+    assert r.exit_code == 0, r.output
+    front = json.loads((out / "synthesis.json").read_text())["front"]
+    assert front
+    for row in front:
+        path = out / f"{row['design']}.yaml"
+        assert run_cli("validate", str(path)).exit_code == 0
+        d = run_cli("design", str(path), "--report", "json", "-o", str(tmp_path / "d"),
+                    "--no-diagrams")
+        assert d.exit_code == 0, d.output
+        m = json.loads((tmp_path / "d" / f"{row['design']}.json").read_text())["metrics"]
+        assert m["gpus"] == row["gpus"]
+        assert round(m["facility_power_kw"] / 1000, 4) == row["facility_power_mw"]
+        assert (m["leaf_switches"], m["spine_switches"]) == (row["leaf_switches"],
+                                                             row["spine_switches"])
+        assert m["capex_priced_usd"] == row["capex_usd"]
+        assert row["facility_power_mw"] <= 1.7 and row["capex_usd"] <= 4e7
+
+
+@pytest.mark.parametrize("sus, spines", [(1, 4), (2, 8), (3, 16), (4, 16)])
+def test_dgx_superpod_h100_reference_counts(sus, spines):
+    """NVIDIA DGX SuperPOD H100 RA (hardware-facts §5c, S23): 8 leaves per SU, 4 / 8 / 16 /
+    16 spines for 1 / 2 / 3 / 4 SU, non-blocking QM9700. The family's candidate at that
+    GPU count (32 DGX H100 = 256 GPUs per SU) has exactly those counts; leaf-to-spine links
+    = leaves x 32 uplinks."""
+    r = synthesize(Budget(power_mw=10, gpus=256 * sus), only=("dgx_h100_su",))
+    (row,) = r.front_rows()
+    assert row["blocks"] == sus and row["gpus"] == 256 * sus
+    assert (row["leaf_switches"], row["spine_switches"], row["core_switches"]) == (8 * sus, spines, 0)
+
+
+def test_superpod_transceivers_differ_by_one_dgx():
+    """The RA's 4-SU SuperPOD (designs/dgx_h100_superpod.yaml) has 127 DGX (one slot left
+    for UFM); the 4-SU candidate has 128: 8 more transceivers, the 128th DGX's 4 twin-port
+    OSFPs at the node and the 4 at the leaves (2,040 + 8 = 2,048)."""
+    from conftest import DESIGNS
+    from infra.analysis.summary import analyze_file
+
+    ref = analyze_file(DESIGNS / "dgx_h100_superpod.yaml").metrics()
+    (row,) = synthesize(Budget(power_mw=10, gpus=1016), only=("dgx_h100_su",)).front_rows()
+    assert row["transceivers"] == ref["transceivers"] + 8
+    assert (row["leaf_switches"], row["spine_switches"]) == (ref["leaf_switches"],
+                                                             ref["spine_switches"])
+
+
+def test_rejections_name_the_bound():
+    r = synthesize(Budget(power_mw=0.3, train_model="llama-3-405b", tokens=1e12),
+                   only=("dgx_h100_su", "gb200_nvl72_576"))
+    reasons = {x["family"]: x["reason"] for x in r.rejected}
+    # one GB200 SU needs 1.33 MW facility: the power bound allows 0 blocks
+    assert "power allows 0" in reasons["gb200_nvl72_576"]
+    # 405B x 18 B = 7.3 TB of state needs 2 SUs of H100 (256 x 80 GB x 0.9 = 18.4 TB: 1)
+    assert reasons["dgx_h100_su"].startswith("1 block(s) needed")
+    r = synthesize(Budget(power_mw=20, capex_usd=5e8), only=("mi355x_cluster",))
+    assert r.rejected[-1]["reason"].startswith("capex unknown")
+
+
+def test_reruns_are_byte_identical(run_cli, tmp_path):
+    args = ["synthesize", "--power-mw", "1", "--sku", "h100", "--format", "csv"]
+    a = run_cli(*args, "-o", str(tmp_path / "a"))
+    b = run_cli(*args, "-o", str(tmp_path / "b"))
+    assert a.exit_code == b.exit_code == 0
+    assert a.output.replace(str(tmp_path / "a"), "D") == b.output.replace(str(tmp_path / "b"), "D")
+    for f in (tmp_path / "a").iterdir():
+        assert f.read_bytes() == (tmp_path / "b" / f.name).read_bytes()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--power-mw", "5", "--train", "llama-3-70b"], "--train and --tokens go together"),
+    (["--power-mw", "5", "--family", "nope"], "unknown family"),
+    (["--power-mw", "5", "--sku", "tpu"], "no family matches"),
+    (["--power-mw", "5", "--objectives", "days:up"], "direction must be min or max"),
+])
+def test_bad_input_exits_2(run_cli, args, words):
+    r = run_cli("synthesize", *args)
+    assert r.exit_code == 2 and words in r.output, r.output
