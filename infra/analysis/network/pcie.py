@@ -118,8 +118,20 @@ def tray_contention(tray: ComputeTray, catalog: Catalog, exclude: frozenset[str]
     """Load every link of ``tray`` with all flows at once.
 
     ``exclude`` removes failed components (NICs, PCIe switches) before loading, for the
-    blast-radius analysis.
+    blast-radius analysis. A pure function of the tray type and the catalog: computed once
+    per (catalog, tray, exclude) and kept on the catalog, so designs that share a catalog
+    (a synthesis's candidates, a sweep's scenarios) share it (``bench_synthesis``: about a
+    third of a candidate's analysis).
     """
+    memo = catalog.__dict__.setdefault("_contention", {})
+    key = (tray.slug, id(tray), exclude)
+    hit = memo.get(key)
+    if hit is None or hit[0] is not tray:
+        hit = memo[key] = (tray, _tray_contention(tray, catalog, exclude))
+    return hit[1]
+
+
+def _tray_contention(tray: ComputeTray, catalog: Catalog, exclude: frozenset[str]) -> TrayContention:
     g = tray_graph(tray, catalog)
     flows = [f for f in tray_flows(tray, catalog)
              if f.nic not in exclude and not any(n in exclude for e in f.edges for n in e)]
