@@ -2,7 +2,8 @@
 (:mod:`infra.analysis.perf.published` holds the cases, each with its source).
 
 Accuracy targets (issue 24): median absolute error <= 10 %, max <= 20 %, on all cases
-and on the held-out ones alone (the two calibration cases set the NVLS factors).
+and on the held-out ones alone (the calibration cases set the NVLS factors and the NIC
+efficiency).
 """
 
 from __future__ import annotations
@@ -40,13 +41,17 @@ def test_known_misses_are_still_misses():
 
 
 def test_calibration_cases_are_the_ones_the_catalog_names():
-    """The NVLS factors' sources are exactly the calibration cases (no silent fitting)."""
+    """The NVLS factors' and the NIC efficiency's sources are exactly the calibration cases
+    (no silent fitting): 480 / 450 and 846.82 / 900 line rate; 48 of 50 GB/s per 400G NIC,
+    24 of 25 per 200G."""
     from infra.models.catalog import load_catalog
 
     cat = load_catalog()
     assert cat.get("nccl-sm90").nvls_busbw_per_line == pytest.approx(480 / 450, abs=0.005)
     assert cat.get("nccl-sm100").nvls_busbw_per_line == pytest.approx(846.82 / 900, abs=0.005)
-    assert [c.measured for c in CASES if c.calibration] == [480, 846.82]
+    for slug in ("nccl-sm80", "nccl-sm90"):
+        assert cat.get(slug).net_efficiency == pytest.approx(48 / 50) == pytest.approx(24 / 25)
+    assert [c.measured for c in CASES if c.calibration] == [480, 48, 24, 846.82]
 
 def test_h100_ring_by_hand():
     """H100 8 GPUs, Ring forced, 8 GiB all-reduce (dgx_h100_su, one DGX).

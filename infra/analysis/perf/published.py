@@ -2,9 +2,12 @@
 
 Each case is a measurement from ``../shared/reference/collectives.md`` §1a (its row
 number and source in the case), predicted from a shipped design with the job placed as a
-scheduler would. Two cases are *calibration* points: the per-generation NVLS factors in
-``catalogs/collectives`` are derived from them (the H100 maintainer figure, the NVL72
-single rack); every other case is *held out*: nothing in the catalog was set from it.
+scheduler would. Four cases are *calibration* points: the per-generation NVLS factors in
+``catalogs/collectives`` are derived from two of them (the H100 maintainer figure, the NVL72
+single rack) and the NIC efficiency ``net_efficiency`` 0.96 from the maintainers' per-NIC
+ceilings (48 GB/s per 400G NIC, 24 per 200G; one GPU per NCCL node, ``partition=1``, so
+the ring crosses one NIC per GPU); every other case is *held out*: nothing in the catalog
+was set from it.
 Rows with a stated algorithm (NCCL_ALGO forced, NVLS disabled, or the run says Ring) are
 predicted with the same restriction, as NCCL was run. ``infra collectives --validate``
 prints the table; ``tests/test_collectives_validation.py`` holds it to the targets.
@@ -58,6 +61,17 @@ CASES = (
          "NVIDIA/nccl #1281 (user; node count not stated: one node taken)"),
     Case("H100 all-gather (row 10)", "dgx_h100_su", "all_gather", 8, 8 * GIB, 350,
          "NVIDIA/nccl #1281 (user; node count not stated: one node taken)"),
+    Case("400G NIC, 2 x 1-GPU nodes (row 12)", "dgx_h100_su", "all_reduce", 2, 8 * GIB, 48,
+         "AddyLaddy, NVIDIA/nccl-tests #290 and #267 (maintainer): 46-48 GB/s per 400G NIC, "
+         "Ring over 2 nodes; the source of net_efficiency 0.96 (48 / 50)",
+         frozenset({"Ring"}), 1, calibration=True),
+    Case("200G NIC, 2 x 1-GPU nodes (row 13)", "dgx_a100_su", "all_reduce", 2, 8 * GIB, 24,
+         "sjeaugey, NVIDIA/nccl-tests #119 (maintainer): 24 GB/s per 200G NIC; the source of "
+         "net_efficiency 0.96 (24 / 25)", frozenset({"Ring"}), 1, calibration=True),
+    Case("DGX A100 4-node ring (row 15)", "dgx_a100_su", "all_reduce", 32, 8 * GIB, 192,
+         "AddyLaddy, NVIDIA/nccl #812 (maintainer: 'on an NVIDIA DGX-A100 system we have "
+         "8x200Gbit/s IB cards and we measure 192GB/s AllReduce BusBW'; Ring; node count not "
+         "stated: 4 DGX taken)", frozenset({"Ring"})),
     Case("GB200 tray 4-GPU ring 8 GB (row 17)", "gb200_nvl72", "all_reduce", 4, 8 * GIB, 679.61,
          "Azure AI-benchmarking-guide ND GB200 v6, NCCL 2.25.1, Ring stated", frozenset({"Ring"})),
     Case("GB200 tray 4-GPU ring 1 GB (row 17)", "gb200_nvl72", "all_reduce", 4, GIB, 646.87,
