@@ -15,11 +15,12 @@ DOCS = {"README.md": "120", "docs/guides/collectives.md": "100"}  # file -> COLU
 
 
 def blocks(text: str) -> list[tuple[str, str]]:
-    """(command, output) of every ```text block that starts with ``$ infra collectives``."""
+    """(command, output) of every ```text block that starts with ``$ infra collectives`` or
+    ``$ infra synthesize``."""
     out = []
     for body in re.findall(r"```text\n(.*?)```", text, re.S):
         first, _, rest = body.partition("\n")
-        if first.startswith("$ infra collectives"):
+        if first.startswith(("$ infra collectives", "$ infra synthesize")):
             out.append((first[2:], rest))
     return out
 

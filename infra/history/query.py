@@ -38,11 +38,27 @@ class AtResult:
         return {"at": iso(self.at_ts), "note": self.note(), "parts": self.rows}
 
 
+_iso = functools.lru_cache(maxsize=4096)(iso)  # placements share their snapshot times
+_loads = json.JSONDecoder().decode
+
+
+_ATTR_KEYS: dict[str, str] = {}  # attribute name -> its column, made once
+
+
 def _row(r) -> dict:
-    return {"kind": r.kind, "asset": r.asset, "host": r.host, "rack": r.rack, "slot": r.slot,
-            "since": iso(r.since_ts), "until": iso(r.until_ts),
-            **{f"attr.{k}": (json.dumps(v, sort_keys=True) if isinstance(v, dict) else v)
-               for k, v in json.loads(r.attrs).items()}}
+    row = {"kind": r.kind, "asset": r.asset, "host": r.host, "rack": r.rack, "slot": r.slot,
+           "since": _iso(r.since_ts), "until": _iso(r.until_ts)}
+    attrs = _loads(r.attrs)
+    keys = _ATTR_KEYS
+    if "{" in r.attrs[1:]:  # a nested object: written back as sorted JSON text
+        attrs = {k: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v
+                 for k, v in attrs.items()}
+    for k, v in attrs.items():
+        col = keys.get(k)
+        if col is None:
+            col = keys[k] = "attr." + k
+        row[col] = v
+    return row
 
 
 def installed_at(conn, at_ts: int, *, rack: str | None = None, host: str | None = None,
