@@ -21,7 +21,8 @@ All-reduce, Simple protocol (the large-message bandwidth):
 - NVLS (one node, NVSwitch multicast): ``busbw = nvls_busbw_per_line x links x line rate``.
 - NVLSTree (N > 1): NVLS inside each node, a tree between them:
   ``algbw = min(NVLS busbw / (2(p-1)/p), p x L / (2(N-1)/N) x tree_efficiency)``.
-- CollNet (SHARP switches on every tier): each node's NICs send and receive the buffer
+- CollNet (SHARP switches on every tier; only when named in ``algorithms``, as NCCL runs
+  it only with ``NCCL_COLLNET_ENABLE=1``): each node's NICs send and receive the buffer
   once, reduced in the switches; inside a reduce-scatter/all-gather:
   ``algbw = min(U / (2(p-1)/p), p x L) x collnet_efficiency``.
 All-gather / reduce-scatter / broadcast: Ring as above; PAT with one GPU per node
@@ -141,7 +142,10 @@ def candidates(op: str, t: DesignTiers, m: CollectiveModel, pl: Placement,
             a, why = _min((nvls_bus / (2 * (p - 1) / p), nvls_label),
                           (tree_net * m.tree_efficiency, bw.net_label))
             sim["NVLSTree"] = (a * f, why)
-        if big_n > 1 and t.tiers and all(x.in_network_reduction for x in t.tiers):
+        # CollNet only when asked for (NCCL runs it only with NCCL_COLLNET_ENABLE=1 and the
+        # SHARP plugin), on fabrics whose every tier reduces in the network
+        if big_n > 1 and algorithms is not None and "CollNet" in algorithms and t.tiers \
+                and all(x.in_network_reduction for x in t.tiers):
             a, why = _min((bw.up / (2 * (p - 1) / p), bw.up_label) if p > 1 else None,
                           (p * bw.net, bw.net_label + " into SHARP"))
             sim["CollNet"] = (a * m.collnet_efficiency * f, why)

@@ -185,7 +185,9 @@ def place_job(t: DesignTiers, gpus: int) -> Placement:
     if nodes == 1 or not t.tiers:
         return Placement(gpus, ppn, nodes, fabric_nodes, 0, "none", 1.0)
     leaf = t.nodes_per_leaf or fabric_nodes
-    leaves = math.ceil(fabric_nodes / leaf) * max(1, t.rails)
+    # the rails a job touches: every rail, except a job inside one server (one per GPU)
+    rails = max(1, t.rails) if fabric_nodes > 1 else max(1, min(t.rails, gpus))
+    leaves = math.ceil(fabric_nodes / leaf) * rails
     if fabric_nodes <= leaf or len(t.tiers) == 1:
         return Placement(gpus, ppn, nodes, fabric_nodes, leaves, "leaf", 1.0)
     over = t.tiers[0].oversubscription

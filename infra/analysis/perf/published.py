@@ -56,7 +56,9 @@ CASES = (
     Case("H200 8-GPU 4 GB (row 5)", "hgx_h200_cluster", "all_reduce", 8, 4 * GIB, 475,
          "NVIDIA/nccl-tests #272, NCCL 2.20.3 (user run)"),
     Case("H100 64-GPU SHARP (row 7)", "dgx_h100_su", "all_reduce", 64, 8 * GIB, 386.56,
-         "CoreWeave nccl-tests README, h100-64-sharp example output"),
+         "CoreWeave nccl-tests README, h100-64-sharp example output (NCCL_COLLNET_ENABLE=1: "
+         "CollNet enabled beside NCCL's defaults)",
+         frozenset({"Ring", "Tree", "NVLS", "NVLSTree", "CollNet"})),
     Case("H100 reduce-scatter (row 10)", "dgx_h100_su", "reduce_scatter", 8, 8 * GIB, 360,
          "NVIDIA/nccl #1281 (user; node count not stated: one node taken)"),
     Case("H100 all-gather (row 10)", "dgx_h100_su", "all_gather", 8, 8 * GIB, 350,
@@ -158,7 +160,7 @@ def validation_rows(checks: list[Check]) -> list[dict]:
     """One row per case for the terminal, JSON and CSV."""
     return [{"case": c.case.name, "design": c.case.design, "op": c.case.op, "gpus": c.case.gpus,
              "size_bytes": c.case.size, "measured_busbw_gbyte_s": c.case.measured,
-             "predicted_busbw_gbyte_s": c.predicted, "error_pct": round(100 * c.error, 1),
+             "predicted_busbw_gbyte_s": c.predicted, "error_pct": round(100 * c.error, 1) + 0.0,
              "algorithm": c.algorithm,
              "role": ("known miss" if not c.case.in_target else
                       "calibration" if c.case.calibration else "held out"),
