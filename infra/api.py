@@ -245,7 +245,8 @@ def train(design: ResolvedDesign | Path | str, model: str, tokens: float,
 def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None = None,
                train: str | None = None, tokens: float | None = None, days: float | None = None,
                skus=(), cooling: str | None = None, objectives: str | None = None,
-               families=(), catalog: Catalog | None = None):
+               families=(), catalog: Catalog | None = None, workers: int = 1,
+               dask: bool = False, scheduler: str | None = None):
     """Candidate designs within a budget and their Pareto front (``infra synthesize``).
 
     Parameters
@@ -257,6 +258,7 @@ def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None
     skus : only families of these GPUs; cooling : ``"liquid"`` or ``"air"``
     families : only these families (shipped design stems, e.g. ``"dgx_h100_su"``)
     objectives : e.g. ``"days:min,capex:min"``
+    workers, dask, scheduler : the sweep executors that run the candidates' analyses
 
     Returns
     -------
@@ -276,7 +278,7 @@ def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None
 
     return _synthesize(Budget(power_mw, capex_usd, gpus, train, tokens, days), skus=tuple(skus),
                        cooling=cooling, objectives=objectives, only=tuple(families),
-                       catalog=catalog)
+                       catalog=catalog, workers=workers, dask=dask, scheduler=scheduler)
 
 
 def frame(rows: list[dict[str, Any]]):

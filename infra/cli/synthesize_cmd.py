@@ -30,12 +30,16 @@ from infra.cli.params import FiniteFloat
                    "gpus:max,capex:min,power:min).")
 @click.option("--top", type=click.IntRange(1, 10**6), default=None,
               help="Write and show the first K front designs (by the first objective).")
+@click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
+              help="Local worker processes for the candidates' analyses.")
+@click.option("--dask", is_flag=True, help="Run the analyses on a local Dask cluster.")
+@click.option("--scheduler", default=None, help="Run them on this Dask scheduler (tcp://...).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True)
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=None,
               help="Write the front designs (YAML), synthesis.json and synthesis.csv here.")
 def synthesize(power_mw, capex_usd, gpus, train_model, tokens, days, skus, cooling, families,
-               objectives, top, fmt, outdir) -> None:
+               objectives, top, workers, dask, scheduler, fmt, outdir) -> None:
     """Candidate designs within a budget, the Pareto front, and why the rest were rejected."""
     from infra.api import synthesize as run
     from infra.reports.synthesis_report import render_synthesis, write_synthesis
@@ -47,7 +51,7 @@ def synthesize(power_mw, capex_usd, gpus, train_model, tokens, days, skus, cooli
                          hint="e.g. --train llama-3-405b --tokens 15e12")
     r = run(power_mw=power_mw, capex_usd=capex_usd, gpus=gpus, train=train_model,
             tokens=tokens, days=days, skus=skus, cooling=cooling, objectives=objectives,
-            families=families)
+            families=families, workers=workers, dask=dask, scheduler=scheduler)
     click.echo(render_synthesis(r, fmt, top), nl=False)
     if outdir is not None:
         for path in write_synthesis(r, outdir, top):

@@ -75,9 +75,11 @@ def parse_objectives(text: str | None, training: bool) -> dict[str, str]:
 
 def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | None = None,
                objectives: str | None = None, families=FAMILIES, only: tuple[str, ...] = (),
-               catalog=None, book=None) -> SynthesisResult:
+               catalog=None, book=None, workers: int = 1, dask: bool = False,
+               scheduler: str | None = None, progress=None) -> SynthesisResult:
     """Candidates, bounds, full analyses, the budget check and the Pareto front
-    (``only``: family names to keep, e.g. ``("dgx_h100_su",)``)."""
+    (``only``: family names to keep, e.g. ``("dgx_h100_su",)``). The full analyses run on
+    the sweep executors (``workers`` local processes, or Dask with ``dask``/``scheduler``)."""
     from infra.models.catalog import load_catalog
     from infra.models.prices import load_prices
     from infra.sweeps.pareto import pareto_front
@@ -98,12 +100,12 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
     rows: list[dict] = []
     rejected: list[dict] = []
     designs: dict[int, dict] = {}
+    run = {"workers": workers, "dask": dask, "scheduler": scheduler, "progress": progress}
     for f in fam:
         counts, why = _counts(f, budget, arch)
         if why:
             rejected.append({"family": f.name, "gpu": f.gpu, "stage": "bound", "reason": why})
-        for n in counts:
-            row, data = _evaluate(f, n, budget, catalog, book)
+        for row, data in _evaluate_all(f, counts, budget, run):
             if data is not None:
                 designs[len(rows)] = data
             rows.append(row)
@@ -148,38 +150,75 @@ def _counts(f: Family, b: Budget, arch) -> tuple[list[int], str | None]:
     return counts, None
 
 
-def _evaluate(f: Family, n: int, b: Budget, catalog, book) -> tuple[dict, dict | None]:
-    from infra.analysis.cost.compare_train import TrainSpec, train_metrics
-    from infra.analysis.cost.tco import CostAssumptions
-    from infra.models.resolve import design_from_data
-    from infra.sweeps.scenario import analysed, scenario_metrics
+ROW_KEYS = ("gpus", "fabric_tiers", "leaf_switches", "spine_switches", "core_switches",
+            "transceivers", "it_power_mw", "facility_power_mw", "capex_usd",
+            "capex_is_lower_bound", "peak_dense_pflops_bf16", "train_gpus", "train_parallelism",
+            "train_mfu_fraction", "train_tokens_per_s", "train_goodput_fraction", "train_days",
+            "train_gpu_hours", "train_facility_energy_mwh", "train_usd_per_run",
+            "train_usd_per_million_tokens", "train_note")
 
-    row: dict[str, Any] = {"family": f.name, "gpu": f.gpu, "blocks": n, "cooling": f.cooling}
-    data = None
+
+def _evaluate_all(f: Family, counts: list[int], b: Budget, run: dict):
+    """(row, design data) of every count: one sweep over the block count (two fabric
+    tiers), then one over the counts two tiers cannot reach, with a third tier."""
+    from infra.sweeps import sweep
+
+    if not counts:
+        return []
+    found: dict[int, tuple[dict, dict | None]] = {}
+    todo = counts
     for tiers in (None, 3):
-        data = with_count(f.data, f.block, n, tiers)
-        try:
-            da, capex = analysed(design_from_data(data, f.file, catalog), book)
+        data = with_count(f.data, f.block, 1, tiers)
+        grid = {"parameters": {"blocks": {"path": f"build.{f.block}", "values": todo}}}
+        if b.train_model:
+            grid["train"] = {"model": b.train_model, "tokens": b.tokens or 1.0}
+        res = sweep(_base_file(f, data, tiers), grid, **run)
+        again = []
+        for n, r in zip(todo, res.rows):
+            reason = r.get("error") or ""
+            if r["status"] != "ok" and tiers is None and "reach at most" in reason:
+                again.append(n)
+                continue
+            row = {"family": f.name, "gpu": f.gpu, "blocks": n, "cooling": f.cooling}
+            if r["status"] != "ok":
+                found[n] = ({**row, "status": "rejected", "reason": reason.split(" (")[0][-200:]},
+                            None)
+                continue
+            row.update({k: r.get(k) for k in ROW_KEYS if k in r})
+            row["status"], row["reason"] = _check(row, b)
+            found[n] = (row, with_count(f.data, f.block, n, tiers))
+        todo = again
+        if not todo:
             break
-        except InfraError as exc:
-            if tiers == 3 or "reach at most" not in str(exc):
-                return {**row, "status": "rejected", "reason": str(exc).split(" (")[0][-200:]}, None
-    a = CostAssumptions()
-    m = scenario_metrics(da, capex, a)
-    net = da.metrics()
-    row.update({"gpus": m["gpus"], "fabric_tiers": net.get("fabric_tiers"),
-                "leaf_switches": net.get("leaf_switches"),
-                "spine_switches": net.get("spine_switches"),
-                "core_switches": net.get("core_switches"), "transceivers": net.get("transceivers"),
-                "it_power_mw": round(m["it_power_kw"] / 1000, 4),
-                "facility_power_mw": round(m["facility_power_kw"] / 1000, 4),
-                "capex_usd": m.get("capex_usd"), "capex_is_lower_bound": m.get("capex_is_lower_bound"),
-                "peak_dense_pflops_bf16": m.get("peak_dense_pflops_bf16")})
-    if b.train_model:
-        row.update({k: v for k, v in train_metrics(da, TrainSpec(b.train_model, b.tokens or 0),
-                                                   a).items() if k != "train_model"})
-    row["status"], row["reason"] = _check(row, b)
-    return row, data
+    return [found[n] for n in counts if n in found]
+
+
+def _base_file(f: Family, data: dict, tiers: int | None):
+    """The family's design file, or (three tiers) a copy of it with the core tier added,
+    in a temporary file (sweeps read their base design from a file)."""
+    if tiers is None:
+        return f.file
+    import tempfile
+
+    import yaml
+
+    tmp = tempfile.NamedTemporaryFile("w", suffix=".yaml", prefix=f"{f.name}-3tier-",
+                                      dir=_tmpdir(), delete=False)
+    with tmp:
+        yaml.safe_dump(data, tmp, sort_keys=False)
+    return tmp.name
+
+
+def _tmpdir() -> str:
+    import atexit
+    import shutil
+    import tempfile
+
+    d = getattr(_tmpdir, "dir", None)
+    if d is None:
+        d = _tmpdir.dir = tempfile.mkdtemp(prefix="infra-synthesis-")  # type: ignore[attr-defined]
+        atexit.register(shutil.rmtree, d, True)
+    return d
 
 
 def _check(r: dict, b: Budget) -> tuple[str, str | None]:

@@ -145,6 +145,8 @@ def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumption
     out["nvlink_switch_chips_per_gpu"] = _r(_div(bom.get("nvlink_switch_chip", 0), gpus))
     out["nics_per_gpu"] = _r(_div(bom.get("nic", 0), gpus))
     fabric = [m.get(k) for k in FABRIC]
+    for k in ("fabric_tiers", *FABRIC, "transceivers"):  # counts (synthesis checks them)
+        out[k] = m.get(k)
     out["fabric_switches_per_gpu"] = (None if all(v is None for v in fabric)
                                       else _r(sum(v or 0 for v in fabric) / gpus))
     out["transceivers_per_gpu"] = _r(_div(m.get("transceivers"), gpus))
