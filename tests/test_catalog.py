@@ -67,7 +67,7 @@ def test_show_lists_each_figure_with_source(catalog):
 
     rows = {r["field"]: r for r in entry_rows(catalog, "nvidia-b200-gb200")}
     assert rows["hbm_gb"]["value"] == 186
-    assert rows["tdp_w"]["tag"] == "3P"
+    assert rows["tdp_w"]["tag"] == "V"  # NVIDIA DPS registry: 1,200 W
     assert rows["peak_dense_tflops.bf16"]["value"] == 2500
     assert "gb200-nvl72" in rows["peak_dense_tflops.bf16"]["url"]
 

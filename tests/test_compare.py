@@ -4,9 +4,9 @@ Catalog values used (hardware-facts.md §1):
   H100 SXM5   : BF16 989 TF, FP8 1,979 TF, 80 GB, 3.35 TB/s, 700 W, MAMF 794.5 (v2), $27,500
   B200 HGX    : BF16 2,250 TF, FP4 9,000 TF, 180 GB, 8.0 TB/s, 1,000 W, $35,000
   Gaudi 3     : BF16 1,835 TF, 128 GB, 3.67 TB/s, 900 W, 7 peers x 75 GB/s, $15,625
-  GB200 NVL72 : 72 x B200 (2,500 TF BF16), PUE 1.2, rack $3.1M; IT 131.16 kW =
-                18 trays x (2 x 2,900 W GB200 + 4 x 25 W CX-7 + 2 x 150 W BlueField-3 + 450 W
-                overhead = 6,650 W) + 9 x 1,240 W switch trays + 2 x 150 W SN2201
+  GB200 NVL72 : 72 x B200 (2,500 TF BF16), PUE 1.2, rack $3.1M; IT 122.16 kW =
+                18 trays x (2 x 2,650 W GB200 + 4 x 25 W CX-7 + 2 x 150 W BlueField-3 + 450 W
+                overhead = 6,150 W) + 9 x 1,240 W switch trays + 2 x 150 W SN2201
 """
 
 from __future__ import annotations
@@ -96,10 +96,10 @@ def test_chip_cost_by_hand(catalog, book):
 
 def test_nvl72_system_figures_by_hand(catalog, book):
     m = _m(compare([NVL72], book, catalog))
-    # facility = 131.16 kW x 1.2 = 157.392 kW; 180 PF / 0.157392 MW = 1,143.64 PF/MW
-    assert m["facility_power_kw"] == pytest.approx(157.39)
-    assert m["peak_dense_pflops_bf16_per_facility_mw"] == pytest.approx(1143.64, abs=0.01)
-    assert m["gpus_per_facility_mw"] == pytest.approx(72 / 0.157392, abs=0.01)  # 457.46
+    # facility = 122.16 kW x 1.2 = 146.592 kW; 180 PF / 0.146592 MW = 1,227.90 PF/MW
+    assert m["facility_power_kw"] == pytest.approx(146.59)
+    assert m["peak_dense_pflops_bf16_per_facility_mw"] == pytest.approx(1227.90, abs=0.01)
+    assert m["gpus_per_facility_mw"] == pytest.approx(72 / 0.146592, abs=0.01)  # 491.16
     assert m["floor_tiles"] == 2  # 1 rack x 2 tiles
     # capex: the populated rack $3.1M covers its contents; nothing else is listed
     assert m["capex_usd"] == 3_100_000 and m["capex_is_lower_bound"] is False
@@ -107,7 +107,7 @@ def test_nvl72_system_figures_by_hand(catalog, book):
     # (with 102.6 kW IT:) energy 123.12 x 8760 x 0.0806 = 86,929.6; facility 0.1026 MW x $11.7M x 5/15 = 400,140
     # TCO = 3.1M + 400,140 + 5 x (86,929.6 + 155,000) = 4,709,788; / (180 x 5) = 5,233 $/PF-yr.
     # Written on the design's IT power so a new power figure keeps the arithmetic checked:
-    it = m["it_power_kw"]  # 131.16 kW today
+    it = m["it_power_kw"]  # 122.16 kW today
     energy = it * 1.2 * 8760 * 0.0806
     tco = 3_100_000 + it / 1000 * 11_700_000 * 5 / 15 + 5 * (energy + 155_000)
     assert m["energy_usd_per_year"] == pytest.approx(energy, abs=0.5)
@@ -173,9 +173,9 @@ def test_target_sizing_by_hand(catalog, book):
     assert n["sized_blocks"] == math.ceil(1000 / 180) == 6 and n["sized_racks"] == 6
     assert n["sized_capex_usd"] == 6 * 3_100_000
     assert d["sized_blocks"] == 4 and d["sized_gpus"] == 1024  # 4 SUs of 253.184 PF
-    # 50 MW facility: floor(50 / 0.157392) = 317 NVL72 racks
+    # 50 MW facility: floor(50 / 0.146592) = 341 NVL72 racks (122.16 kW x 1.2 each)
     m = _m(compare([NVL72], book, catalog, target=parse_target("50 MW")))
-    assert m["sized_blocks"] == 317 and m["sized_gpus"] == 317 * 72
+    assert m["sized_blocks"] == 341 and m["sized_gpus"] == 341 * 72
 
 
 @pytest.mark.parametrize("text", ["1 parsec", "ten MW", "-5 MW", "1 EFLOPS fp12", "5 MW cold"])

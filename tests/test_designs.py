@@ -39,15 +39,15 @@ def test_aws_nvl36x2_compute(aws):
 
 def test_aws_nvl36x2_power(aws):
     m = aws.metrics()
-    # per tray: 2 x 2,900 W GB200 (NVIDIA budget) + 8 x 25 W Nitro 400G [est] + 150 W Nitro
-    # DPU [est] + 4 x 50 W PCIe switches [est] + 500 W overhead [est] = 6,850 W
-    # per rack: 9 x 6.85 + 9 x 1.24 kW switch trays + 6 x 274 W ToRs [est] = 74.454 kW
-    # two racks 148.908 kW + cross-rack NVLink copper: 648 links x 1.5 W [est] = 0.972 kW
-    # -> 149.88 kW; facility x PUE 1.2 = 179.856 kW
-    assert m["it_power_kw"] == pytest.approx(149.88)
-    assert m["facility_power_kw"] == pytest.approx(179.856)
-    # liquid: superchips and switch trays: 2 x (9 x 5.8 + 9 x 1.24) = 126.72 kW
-    assert m["liquid_heat_kw"] == pytest.approx(126.72)
+    # per tray: 2 x 2,650 W GB200 (NVIDIA PRS budget) + 8 x 25 W Nitro 400G [est] + 150 W
+    # Nitro DPU [est] + 4 x 50 W PCIe switches [est] + 500 W overhead [est] = 6,350 W
+    # per rack: 9 x 6.35 + 9 x 1.24 kW switch trays + 6 x 274 W ToRs [est] = 69.954 kW
+    # two racks 139.908 kW + cross-rack NVLink copper: 648 links x 1.5 W [est] = 0.972 kW
+    # -> 140.88 kW; facility x PUE 1.2 = 169.056 kW
+    assert m["it_power_kw"] == pytest.approx(140.88)
+    assert m["facility_power_kw"] == pytest.approx(169.056)
+    # liquid: superchips and switch trays: 2 x (9 x 5.3 + 9 x 1.24) = 117.72 kW
+    assert m["liquid_heat_kw"] == pytest.approx(117.72)
     assert m["power_unknown_parts_count"] == 0 and not aws.power.unknown  # no silent 0 W
 
 
@@ -56,27 +56,27 @@ def test_aws_irhx_count_unknown_not_guessed(aws):
     assert row.unit == "aws-irhx" and row.needed is None
     bom = {r.slug: r.count for r in aws.bom}
     assert bom["aws-irhx"] is None  # unknown stays unknown in the BOM, never a guessed 1
-    assert row.heat_kw == pytest.approx(126.72)
+    assert row.heat_kw == pytest.approx(117.72)  # 2 x (9 x 5.3 + 9 x 1.24)
 
 
 def test_nvl72_figures(nvl72):
     m = nvl72.metrics()
     # 18 trays x 4 B200 = 72 GPUs, 36 Grace
     assert (m["gpus"], m["cpus"], m["racks"], m["compute_trays"]) == (72, 36, 1, 18)
-    # tray: 2 x 2,900 W GB200 + 4 x 25 W CX-7 [est] + 2 x 150 W BlueField-3 + 450 W
-    # overhead [est] = 6,650 W; rack 18 x 6.65 + 9 x 1.24 switch trays + 2 x 0.15 SN2201
-    # = 119.7 + 11.16 + 0.3 = 131.16 kW
-    assert m["it_power_kw"] == pytest.approx(131.16)
-    # liquid: superchips + CX-7 (tuning guide: CX7 liquid-cooled) 18 x 5.9 + switch trays
-    # 11.16 = 117.36 kW; air 18 x (0.3 + 0.45) + 0.3 = 13.8 kW
-    assert m["liquid_heat_kw"] == pytest.approx(117.36)
+    # tray: 2 x 2,650 W GB200 (NVIDIA PRS) + 4 x 25 W CX-7 [est] + 2 x 150 W BlueField-3
+    # + 450 W overhead [est] = 6,150 W; rack 18 x 6.15 + 9 x 1.24 switch trays + 2 x 0.15
+    # SN2201 = 110.7 + 11.16 + 0.3 = 122.16 kW (NVIDIA ~120 kW)
+    assert m["it_power_kw"] == pytest.approx(122.16)
+    # liquid: superchips + CX-7 (tuning guide: CX7 liquid-cooled) 18 x 5.4 + switch trays
+    # 11.16 = 108.36 kW; air 18 x (0.3 + 0.45) + 0.3 = 13.8 kW
+    assert m["liquid_heat_kw"] == pytest.approx(108.36)
     assert m["air_heat_kw"] == pytest.approx(13.8)
     (rack,) = nvl72.power.racks
     assert rack.supply_kw == 8 * 33  # 8 x 33 kW power shelves = 264 kW installed
     assert rack.supply.usable_kw == 4 * 33  # N+N: one feed's 4 shelves = 132 kW usable
-    assert rack.supply.survives_feed_loss is True  # 131.16 <= 132
+    assert rack.supply.survives_feed_loss is True  # 122.16 <= 132
     cdu = next(r for r in nvl72.cooling.rows if r.unit == "supermicro-gb300-in-rack-cdu")
-    assert cdu.capacity_kw == 250 and cdu.needed == 1  # ceil(117.36 / 250) = 1
+    assert cdu.capacity_kw == 250 and cdu.needed == 1  # ceil(108.36 / 250) = 1
 
 
 def test_json_and_xlsx_reports_agree(tmp_path, run_cli):

@@ -99,31 +99,31 @@ def test_power_over_shelf_capacity(tmp_path, run_cli):
     text = NVL72_RACK.replace("SHELVES", "3") + (
         "pods:\n  p:\n    racks: {nvl72: 1}\n    cooling: [{type: aws-irhx}]\nbuild: {p: 1}\n")
     p = write(tmp_path, text)
-    # 18 trays x 6.65 kW (2 x 2.9 kW GB200 + 4 x 25 W CX-7 + 2 x 150 W BlueField-3 + 450 W
-    # overhead) + 9 x 1.24 kW switch trays = 130.86 kW IT > 3 shelves x 33 kW = 99 kW supply
-    check(run_cli, p, "draws 130.9 kW IT", "supply 99 kW", "add power shelves",
+    # 18 trays x 6.15 kW (2 x 2.65 kW GB200 + 4 x 25 W CX-7 + 2 x 150 W BlueField-3 + 450 W
+    # overhead) + 9 x 1.24 kW switch trays = 121.86 kW IT > 3 shelves x 33 kW = 99 kW supply
+    check(run_cli, p, "draws 121.9 kW IT", "supply 99 kW", "add power shelves",
           "racks.nvl72.contents")
 
 
 def test_cooling_short_of_heat(tmp_path, run_cli, catalog):
     # one in-row CDU for more NVL72 racks than it can cool; each rack has
-    # 18 x (5.8 + 0.1) kW (GB200 + CX-7 on cold plates) + 9 x 1.24 kW = 117.36 kW liquid heat
+    # 18 x (5.3 + 0.1) kW (GB200 + CX-7 on cold plates) + 9 x 1.24 kW = 108.36 kW liquid heat
     cdu = next(c for c in catalog.of_kind("cooling_unit")
                if c.placement == "in_row" and c.removes == "liquid" and c.capacity_kw)
-    racks = math.floor(cdu.capacity_kw / 117.36) + 1
+    racks = math.floor(cdu.capacity_kw / 108.36) + 1
     text = NVL72_RACK.replace("SHELVES", "8") + (
         f"pods:\n  p:\n    racks: {{nvl72: {racks}}}\n"
         f"    cooling: [{{type: {cdu.slug}, count: 1}}]\nbuild: {{p: 1}}\n")
     p = write(tmp_path, text)
     check(run_cli, p, f"1 x {cdu.slug} remove {cdu.capacity_kw:g} kW",
-          f"short of the {racks * 117.36:.1f} kW liquid heat load", "pods.p.cooling")
+          f"short of the {racks * 108.36:.1f} kW liquid heat load", "pods.p.cooling")
 
 
 def test_liquid_heat_without_any_cdu(tmp_path, run_cli):
     text = GOOD.replace("    cooling:\n      - {type: aws-irhx}\n", "")
     p = write(tmp_path, text)
-    # 9 x 5.8 kW GB200 + 9 x 1.24 kW switch trays = 63.36 kW liquid heat per rack
-    check(run_cli, p, "63.4 kW of liquid heat per rack of 'nvl36' has no CDU")
+    # 9 x 5.3 kW GB200 (2 x 2.65) + 9 x 1.24 kW switch trays = 58.86 kW liquid heat per rack
+    check(run_cli, p, "58.9 kW of liquid heat per rack of 'nvl36' has no CDU")
 
 
 def test_debug_shows_traceback(tmp_path, run_cli):

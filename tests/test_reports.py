@@ -49,7 +49,7 @@ def test_workbook_sheets_headers_formats(aws_reports):
     summary = {r[4]: r for r in wb["Summary"].iter_rows(min_row=5, values_only=True) if r[0]}
     # 2 racks x 74.454 kW + 0.972 kW cross-rack copper (tests/test_designs.py); every part
     # now has a figure: no lower-bound mark
-    assert summary["it_power_kw"][:4] == ("IT power (design maximum)", 149.88, "kW", None)
+    assert summary["it_power_kw"][:4] == ("IT power (design maximum)", 140.88, "kW", None)
     assert wb["Summary"].cell(row=5, column=2).number_format == "#,##0"  # no unit text
     # GB200 MAMF 1,822 TF (stas00 v2): 72 x 1,822 = 131.184 PF
     assert summary["achievable_pflops_bf16"][1:4] == (131.184, "PFLOPS", None)
@@ -140,7 +140,7 @@ def test_svgs_parse_and_name_nodes(aws_reports):
     assert "r0.backplane" in text["scaleup_ultraserver_2_x_nvl36"] and "xrack" in text["scaleup_ultraserver_2_x_nvl36"]
     assert "pcisw0" in text["tray_aws-gb200-compute-tray"] and "1.74x" in text["tray_aws-gb200-compute-tray"]
     assert "nvidia-gb200-compute-tray" not in text["rack_elevations"]
-    assert "aws-gb200-compute-tray" in text["rack_elevations"] and "74.5 kW" in text["rack_elevations"]
+    assert "aws-gb200-compute-tray" in text["rack_elevations"] and "IT 70 kW" in text["rack_elevations"]  # 69.954 kW
     assert "#cb181d" in (d / "failure_nvlink_backplane.svg").read_text()  # failed: red
     assert not any(n.startswith("fabric") for n in names)  # one UltraServer: no fabric
     assert not res.warnings
