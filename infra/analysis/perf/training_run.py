@@ -171,7 +171,7 @@ def _no_fit(arch, fig, chip, fw, n, smallest, given) -> InfeasibleDesignError:
     need_total = fig.params * (fw.weight_bytes_per_param + fw.grad_bytes_per_param
                                + fw.optimizer_bytes_per_param) / 1e9
     return InfeasibleDesignError(
-        f"{arch.slug} does not fit on {n:,} GPUs: its smallest split "
+        f"{arch.slug} does not fit on {n:,} GPU{'s' if n > 1 else ''}: its smallest split "
         f"({smallest.parallelism.text()}) needs {smallest.memory_gb:,.1f} GB per GPU ({mem}); "
         f"each GPU has {usable:,.1f} GB usable ({chip.hbm_gb:g} GB x "
         f"{fw.hbm_usable_fraction:g}); the model's weights, gradients and optimizer state "
