@@ -89,3 +89,24 @@ def test_reruns_are_byte_identical(run_cli, tmp_path):
 def test_bad_input_exits_2(run_cli, args, words):
     r = run_cli("synthesize", *args)
     assert r.exit_code == 2 and words in r.output, r.output
+
+
+def test_reports_chart_the_front(run_cli, tmp_path):
+    import zipfile
+
+    import openpyxl
+
+    out = tmp_path / "rep"
+    r = run_cli("synthesize", "--power-mw", "1.7", "--sku", "h100", "-o", str(out),
+                "--report", "xlsx", "--report", "html")
+    assert r.exit_code == 0, r.output
+    front = json.loads((out / "synthesis.json").read_text())["front"]
+    wb = openpyxl.load_workbook(out / "synthesis.xlsx")
+    assert wb.sheetnames == ["Front", "Candidates", "Rejected"]
+    assert wb["Front"].max_row == 1 + len(front)
+    charts = [n for n in zipfile.ZipFile(out / "synthesis.xlsx").namelist()
+              if n.startswith("xl/charts/chart")]
+    assert len(charts) == 1
+    page = (out / "synthesis.html").read_text()
+    assert page.count("<circle") == len(front) and "Rejected families" in page
+    assert run_cli("synthesize", "--power-mw", "1", "--report", "html").exit_code == 2

@@ -36,10 +36,12 @@ from infra.cli.params import FiniteFloat
 @click.option("--scheduler", default=None, help="Run them on this Dask scheduler (tcp://...).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True)
+@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "html"]),
+              help="Also write synthesis.xlsx / synthesis.html (a chart of the front) in -o DIR.")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=None,
               help="Write the front designs (YAML), synthesis.json and synthesis.csv here.")
 def synthesize(power_mw, capex_usd, gpus, train_model, tokens, days, skus, cooling, families,
-               objectives, top, workers, dask, scheduler, fmt, outdir) -> None:
+               objectives, top, workers, dask, scheduler, fmt, reports, outdir) -> None:
     """Candidate designs within a budget, the Pareto front, and why the rest were rejected."""
     from infra.api import synthesize as run
     from infra.reports.synthesis_report import render_synthesis, write_synthesis
@@ -53,6 +55,10 @@ def synthesize(power_mw, capex_usd, gpus, train_model, tokens, days, skus, cooli
             tokens=tokens, days=days, skus=skus, cooling=cooling, objectives=objectives,
             families=families, workers=workers, dask=dask, scheduler=scheduler)
     click.echo(render_synthesis(r, fmt, top), nl=False)
+    if reports and outdir is None:
+        from infra.errors import InfraError
+
+        raise InfraError("--report needs -o DIR", hint="e.g. -o out/ --report html")
     if outdir is not None:
-        for path in write_synthesis(r, outdir, top):
+        for path in write_synthesis(r, outdir, top, tuple(reports)):
             click.echo(f"wrote {path}", err=True)

@@ -73,4 +73,48 @@ def line_chart(title: str, series: dict[str, list[tuple[float, float]]], y_label
     return "".join(out)
 
 
-__all__ = ["line_chart"]
+def scatter_chart(title: str, points: list[tuple[float, float, str]], x_label: str,
+                  y_label: str) -> str:
+    """Labelled points on linear axes from 0 (``points``: ``(x, y, label)``).
+
+    Examples
+    --------
+    >>> "gb200-x8" in scatter_chart("t", [(10.9, 72.5, "gb200-x8")], "MW", "days")
+    True
+    """
+    pts = [p for p in points if p[0] is not None and p[1] is not None]
+    if not pts:
+        return ""
+    xmax = max(p[0] for p in pts) * 1.1 or 1.0
+    ymax = max(p[1] for p in pts) * 1.1 or 1.0
+    pw, ph = W - LEFT - 120, H - TOP - BOTTOM  # room for the last point's label
+
+    def sx(x: float) -> float:
+        return LEFT + x / xmax * pw
+
+    def sy(y: float) -> float:
+        return TOP + ph - y / ymax * ph
+
+    e = html.escape
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" '
+           f'aria-label="{e(title)}" font-family="Liberation Sans, Arial, sans-serif" '
+           f'font-size="10">', f'<title>{e(title)}</title>',
+           f'<text x="{LEFT}" y="16" font-size="13" font-weight="bold">{e(title)}</text>',
+           f'<line x1="{LEFT}" x2="{LEFT + pw}" y1="{TOP + ph}" y2="{TOP + ph}" stroke="#999"/>',
+           f'<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{TOP + ph}" stroke="#999"/>']
+    for k in range(5):
+        x, y = xmax * k / 4, ymax * k / 4
+        out.append(f'<text x="{sx(x):.1f}" y="{TOP + ph + 14}" text-anchor="middle">{x:,.3g}</text>')
+        out.append(f'<text x="{LEFT - 6}" y="{sy(y) + 4:.1f}" text-anchor="end">{y:,.3g}</text>')
+    out.append(f'<text x="{LEFT + pw / 2}" y="{H - 8}" text-anchor="middle">{e(x_label)}</text>')
+    out.append(f'<text x="14" y="{TOP + ph / 2}" transform="rotate(-90 14 {TOP + ph / 2})" '
+               f'text-anchor="middle">{e(y_label)}</text>')
+    for i, (x, y, label) in enumerate(pts):
+        c = COLOURS[i % len(COLOURS)]
+        out.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4" fill="{c}"/>')
+        out.append(f'<text x="{sx(x) + 6:.1f}" y="{sy(y) - 5:.1f}">{e(label)}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+__all__ = ["line_chart", "scatter_chart"]
