@@ -46,11 +46,14 @@ _ATTR_KEYS: dict[str, str] = {}  # attribute name -> its column, made once
 
 
 def _row(r) -> dict:
-    row = {"kind": r.kind, "asset": r.asset, "host": r.host, "rack": r.rack, "slot": r.slot,
-           "since": _iso(r.since_ts), "until": _iso(r.until_ts)}
-    attrs = _loads(r.attrs)
+    """One placement row as a dict (``r``: the query's columns as a plain tuple, unpacked
+    once: attribute access on a SQLAlchemy Row costs more than the rest of the row)."""
+    kind, asset, host, rack, slot, text, since_ts, until_ts = r
+    row = {"kind": kind, "asset": asset, "host": host, "rack": rack, "slot": slot,
+           "since": _iso(since_ts), "until": _iso(until_ts)}
+    attrs = _loads(text)
     keys = _ATTR_KEYS
-    if "{" in r.attrs[1:]:  # a nested object: written back as sorted JSON text
+    if "{" in text[1:]:  # a nested object: written back as sorted JSON text
         attrs = {k: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v
                  for k, v in attrs.items()}
     for k, v in attrs.items():
@@ -74,7 +77,7 @@ def installed_at(conn, at_ts: int, *, rack: str | None = None, host: str | None 
         cond.append(p.kind == kind)
     q = (select(p.kind, p.asset, p.host, p.rack, p.slot, p.attrs, p.since_ts, p.until_ts)
          .where(and_(*cond)))
-    rows = [_row(r) for r in conn.execute(q)]
+    rows = [_row(r) for r in conn.execute(q).tuples()]
     rows.sort(key=lambda r: (_kind_order(r["kind"]), r["rack"] or "", r["host"] or "",
                              _natural(r["slot"])))
     first, last = conn.execute(select(func.min(snapshots.c.taken_ts),
