@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,13 +37,35 @@ class ExportError(InfraError):
     """A design cannot be exported to a format, or an export failed its format check."""
 
 
-@dataclass(frozen=True)
 class ExportFile:
-    """One output file: ``path`` is relative to the export directory."""
+    """One output file: ``path`` is relative to the export directory.
 
-    path: str
-    text: str
-    data: bytes | None = None  # binary files (xlsx); ``text`` is then a short description
+    Either ``text`` (the whole file), or ``stream``: a callable that returns the file's
+    text in pieces (lines), so a large export is written without ever holding the whole
+    file; :attr:`text` joins those pieces on demand (the Python API, tests). A streamed
+    file may raise :class:`ExportError` while its pieces are made (its format check runs
+    over them): :func:`write_export` then writes nothing. ``data`` holds a binary file
+    (xlsx); ``text`` is then a short description.
+    """
+
+    __slots__ = ("path", "_text", "data", "_stream")
+
+    def __init__(self, path: str, text: str | None = None, data: bytes | None = None, *,
+                 stream: Callable[[], Iterable[str]] | None = None) -> None:
+        if (text is None) == (stream is None):
+            raise TypeError("ExportFile takes either text or stream")
+        self.path, self._text, self.data, self._stream = path, text, data, stream
+
+    @property
+    def text(self) -> str:
+        return self._text if self._text is not None else "".join(self._stream())  # type: ignore[misc]
+
+    def pieces(self) -> Iterable[str]:
+        """The file's text in pieces (one piece for a text file)."""
+        return (self._text,) if self._text is not None else self._stream()  # type: ignore[misc]
+
+    def __repr__(self) -> str:
+        return f"ExportFile({self.path!r}{', streamed' if self._stream else ''})"
 
 
 @dataclass(frozen=True)
@@ -58,14 +81,35 @@ def write_export(export: Export, outdir: Path | str) -> list[Path]:
     """Write every file of ``export`` under ``outdir`` atomically; returns the paths.
 
     A file is never written through a symbolic link, nor onto anything but a regular
-    file (:func:`infra.reports.atomic.write_atomic` with ``root=outdir``)."""
-    from infra.reports.atomic import write_atomic, write_text_atomic
+    file (:func:`infra.reports.atomic.write_atomic` with ``root=outdir``). Streamed files
+    are written piece by piece to their temporary files; every file is renamed into
+    place only after the last one is written (and checked), so an export that fails its
+    check part-way leaves the directory as it was."""
+    from infra.reports.atomic import write_atomic
 
-    out = []
-    for f in export.files:
-        path = Path(outdir) / f.path
-        if f.data is not None:
-            out.append(write_atomic(path, lambda p, d=f.data: p.write_bytes(d), root=outdir))
-        else:
-            out.append(write_text_atomic(path, f.text, root=outdir))
-    return out
+    done: dict[int, Path] = {}
+    streamed = [i for i, f in enumerate(export.files) if f._stream is not None]
+    whole = [i for i, f in enumerate(export.files) if f._stream is None]
+
+    def write_one(i: int, then) -> None:
+        f = export.files[i]
+
+        def write(p: Path) -> None:
+            if f.data is not None:
+                p.write_bytes(f.data)
+            else:
+                with open(p, "w", encoding="utf-8") as fh:
+                    fh.writelines(f.pieces())
+            then()  # the later files are written (and renamed) inside this one's write
+
+        done[i] = write_atomic(Path(outdir) / f.path, write, root=outdir)
+
+    def write_from(k: int) -> None:
+        if k < len(streamed):  # streamed files nest (a few per export)
+            write_one(streamed[k], lambda: write_from(k + 1))
+            return
+        for i in whole:  # already checked: one after the other
+            write_one(i, lambda: None)
+
+    write_from(0)
+    return [done[i] for i in range(len(export.files))]

@@ -66,44 +66,108 @@ def check_label(key: str, value: str) -> None:
 
 def node_labels(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> dict[str, dict[str, str]]:
     """{host name: {label key: value}} for every node, checked, in build order."""
-    ids = node_identities(rd, pattern)
-    tree = tree_topology(rd, ids)
-    sizes: dict[str, int] = {}
-    for n in ids:
-        sizes[n.domain] = sizes.get(n.domain, 0) + 1
-    out: dict[str, dict[str, str]] = {}
-    for n in ids:
-        labels: dict[str, str] = {}
-        if sizes[n.domain] > 1:
-            labels[DOMAIN] = _value(unit_name(n.domain))
-            if n.sub_domain:
-                labels[SUB_DOMAIN] = _value(unit_name(n.sub_domain))
-        if tree is not None:
-            for t, sw in enumerate(tree.tiers_of(n.name)):
-                labels[TIER.format(t)] = _value(sw)
-        for k, v in labels.items():
-            check_label(k, v)
-        out[n.name] = labels
-    return out
+    return dict(_Labels(rd, pattern).items())
+
+
+class _Labels:
+    """The labels of every node, made one node at a time (each distinct label checked
+    once): the export streams them to both files without holding them all."""
+
+    def __init__(self, rd: ResolvedDesign, pattern: str) -> None:
+        self.ids = node_identities(rd, pattern)
+        self.tree = tree_topology(rd, self.ids)
+        self.sizes: dict[str, int] = {}
+        for n in self.ids:
+            self.sizes[n.domain] = self.sizes.get(n.domain, 0) + 1
+        self._checked: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def any(self) -> bool:
+        """Whether any node gets a label."""
+        return (any(v > 1 for v in self.sizes.values())
+                or (self.tree is not None and any(s.nodes for s in self.tree.switches)))
+
+    def check(self) -> None:
+        """Check every distinct label now (ExportError), before a file is written."""
+        for d, k in self.sizes.items():
+            if k > 1:
+                self._label(DOMAIN, unit_name(d))
+        for sub in {n.sub_domain for n in self.ids if n.sub_domain and self.sizes[n.domain] > 1}:
+            self._label(SUB_DOMAIN, unit_name(sub))
+        if self.tree is not None:
+            for chain in set(self.tree._tiers.values()):
+                for t, sw in enumerate(chain):
+                    self._label(TIER.format(t), sw)
+
+    def _label(self, key: str, text: str) -> tuple[str, str]:
+        got = self._checked.get((key, text))
+        if got is None:
+            got = self._checked[(key, text)] = (key, _value(text))
+            check_label(*got)
+        return got
+
+    def items(self):
+        """(host name, {key: value}) per node, in build order."""
+        tree, sizes, label = self.tree, self.sizes, self._label
+        tiers = [TIER.format(t) for t in range(8)]
+        for n in self.ids:
+            labels: dict[str, str] = {}
+            if sizes[n.domain] > 1:
+                labels.__setitem__(*label(DOMAIN, unit_name(n.domain)))
+                if n.sub_domain:
+                    labels.__setitem__(*label(SUB_DOMAIN, unit_name(n.sub_domain)))
+            if tree is not None:
+                for t, sw in enumerate(tree.tiers_of(n.name)):
+                    while t >= len(tiers):
+                        tiers.append(TIER.format(len(tiers)))
+                    labels.__setitem__(*label(tiers[t], sw))
+            yield n.name, labels
 
 
 def k8s_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Export:
-    """``k8s/labels.json`` and ``k8s/label-nodes.sh``; ExportError when no label applies."""
-    labels = node_labels(rd, pattern)
-    if not any(labels.values()):
+    """``k8s/labels.json`` and ``k8s/label-nodes.sh``; ExportError when no label applies.
+
+    Both files are streamed, one node at a time (:class:`~infra.exports.common.ExportFile`),
+    with the bytes ``json.dumps(doc, indent=1)`` and the line-per-node script give."""
+    labels = _Labels(rd, pattern)
+    if not labels.any():
         raise ExportError(f"{rd.file}: design {rd.name!r} has neither multi-node NVLink domains "
                           "nor a fabric, so no topology label applies",
                           hint="add a 'fabrics:' section")
-    doc = {"design": rd.name, "source": rd.file.name, "nodes": labels}
+    labels.check()
+    return Export("k8s", (ExportFile("k8s/labels.json", stream=lambda: _json(rd, labels)),
+                          ExportFile("k8s/label-nodes.sh", stream=lambda: _script(rd, labels))))
+
+
+def _json(rd: ResolvedDesign, labels: _Labels):
+    """``json.dumps({"design", "source", "nodes"}, indent=1) + "\n"``, node by node."""
+    enc = json.encoder.encode_basestring_ascii  # what json.dumps uses (ensure_ascii)
+    yield f'{{\n "design": {enc(rd.name)},\n "source": {enc(rd.file.name)},\n "nodes": '
+    first = True
+    for node, lab in labels.items():
+        head = "{\n  " if first else ",\n  "
+        first = False
+        if lab:
+            body = ",\n   ".join(f"{enc(k)}: {enc(v)}" for k, v in lab.items())
+            yield f"{head}{enc(node)}: {{\n   {body}\n  }}"
+        else:
+            yield f"{head}{enc(node)}: {{}}"
+    yield "{}\n}\n" if first else "\n }\n}\n"
+
+
+def _script(rd: ResolvedDesign, labels: _Labels):
     # generated text is data, never code: the name is escaped onto its one comment line,
     # every argument is shell-quoted (label values are checked too, but quoting holds
     # whatever a host-name pattern or a future label produces)
-    lines = ["#!/bin/sh", f"# Topology labels for {one_line(rd.name)} (infra export, "
-             "topograph keys).",
-             "# Node names must match the cluster's; re-run after a design change.", "set -e"]
+    yield ("#!/bin/sh\n"
+           f"# Topology labels for {one_line(rd.name)} (infra export, topograph keys).\n"
+           "# Node names must match the cluster's; re-run after a design change.\nset -e\n")
+    quoted: dict[tuple[str, str], str] = {}
     for node, lab in labels.items():
         if lab:
-            pairs = " ".join(shlex.quote(f"{k}={v}") for k, v in lab.items())
-            lines.append(f"kubectl label node {shlex.quote(node)} {pairs} --overwrite")
-    return Export("k8s", (ExportFile("k8s/labels.json", json.dumps(doc, indent=1) + "\n"),
-                          ExportFile("k8s/label-nodes.sh", "\n".join(lines) + "\n")))
+            pairs = []
+            for kv in lab.items():
+                q = quoted.get(kv)
+                if q is None:
+                    q = quoted[kv] = shlex.quote(f"{kv[0]}={kv[1]}")
+                pairs.append(q)
+            yield f"kubectl label node {shlex.quote(node)} {' '.join(pairs)} --overwrite\n"

@@ -76,15 +76,17 @@ def check_block_conf(text: str, names: Sequence[str] | None = None,
                      groups: Mapping[str, str] | None = None) -> None:
     """Check a ``topology/block`` file; ``groups`` maps block -> fabric group."""
     blocks: list[tuple[str, list[str]]] = []
+    defined: set[str] = set()
     sizes: list[int] | None = None
     for line, f in parse_conf(text):
         if "BlockName" in f:
             name = f["BlockName"]
             if not name or len(name) > MAX_NAME:
                 raise _fail(f"line {line}: block name {name!r} must be 1-{MAX_NAME} characters")
-            if any(b == name for b, _ in blocks):
+            if name in defined:
                 raise _fail(f'line {line}: block {name!r} is defined twice (Slurm: fatal "Block '
                             f'({name}) has already been defined")')
+            defined.add(name)
             blocks.append((name, expand(f["Nodes"]) if f.get("Nodes") else []))
         elif "BlockSizes" in f:
             try:

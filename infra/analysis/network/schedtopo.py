@@ -45,6 +45,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from infra.analysis.layout.identity import NodeIdentity
 from infra.models.resolve import ResolvedDesign
@@ -86,13 +87,28 @@ class TreeTopology:
 
     def tiers_of(self, host: str) -> tuple[str, ...]:
         """Logical switch names above ``host``, closest first."""
+        return self._tiers.get(host, ())
+
+    @cached_property
+    def _tiers(self) -> dict[str, tuple[str, ...]]:
+        # built once (a scan of every switch per host made the k8s export O(nodes x switches));
+        # a host under several leaves keeps the first, as the scan did
         up = {c: s.name for s in self.switches for c in s.switches}
-        leaf = next((s.name for s in self.switches if host in s.nodes), None)
-        out = []
-        while leaf is not None:
-            out.append(leaf)
-            leaf = up.get(leaf)
-        return tuple(out)
+        chains: dict[str, tuple[str, ...]] = {}
+        out: dict[str, tuple[str, ...]] = {}
+        for s in self.switches:
+            if not s.nodes:
+                continue
+            chain = chains.get(s.name)
+            if chain is None:
+                names, leaf = [], s.name
+                while leaf is not None:
+                    names.append(leaf)
+                    leaf = up.get(leaf)
+                chain = chains[s.name] = tuple(names)
+            for h in s.nodes:
+                out.setdefault(h, chain)
+        return out
 
 
 def natural_key(name: str) -> list:
@@ -240,13 +256,15 @@ def _spine_groups(f, leaves: list[TreeSwitch], leaf_names: list[str]) -> list[Tr
     from infra.analysis.network.attach import spine_of
 
     logical_of = {m: s.name for s in leaves for m in s.members}
+    position: dict[str, int] = {}
+    for i, s in enumerate(leaves):
+        position.setdefault(s.name, i)
     reach: dict[str, set] = {}
     for leaf, _, spine, _ in spine_of(f, leaf_names):
         reach.setdefault(spine, set()).add(logical_of[leaf])
     out = []
     for i, mem in enumerate(_merge(reach)):
-        kids = sorted({c for m in mem for c in reach[m]},
-                      key=[s.name for s in leaves].index)
+        kids = sorted({c for m in mem for c in reach[m]}, key=position.__getitem__)
         out.append(TreeSwitch(f"spine{i}", 1, (), tuple(kids), tuple(sorted(mem, key=natural_key))))
     out.append(TreeSwitch("core", 2, (), tuple(s.name for s in out), ()))
     return out

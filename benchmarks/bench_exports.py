@@ -1,0 +1,126 @@
+"""Scan every ``infra export`` target over identical-rack designs of 1k to 1M GPUs.
+
+Each run is a fresh ``infra export`` process (as a user runs it), timed with
+``os.wait4``: CPU = user + sys of the child, peak memory = its maximum RSS. Between two
+sizes the log-log slope of CPU time is printed (1.0 = linear in GPUs, which is linear in
+what a per-node export writes; nccl, netbox and graphml write a fixed amount and are
+flat). The designs are ``benchmarks/bench_scale.py``'s: 8-rack ``su`` pods of GB200
+NVL72 racks (``nvl72``) or of 4 x DGX H100 racks (``dgx``), one 3-tier rail fabric.
+
+Run::
+
+    python benchmarks/bench_exports.py                        # nvl72 + dgx, 1k-1M, every target
+    python benchmarks/bench_exports.py --kinds nvl72 --targets k8s,slurm --sizes 1000,100000 -n 3
+    python benchmarks/bench_exports.py --timeout 600          # per-run limit (s)
+
+Targets (issue 33, 2-core machine): every export of a 1,000,000-GPU design <= 10 s CPU
+and <= 1 GiB, CPU slope <= 1.05 from 100k to 1M.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = ("slurm", "nccl", "k8s", "netbox", "graphml", "cabling")
+
+
+def _bench_scale():
+    spec = importlib.util.spec_from_file_location("bench_scale", ROOT / "benchmarks" / "bench_scale.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def infra_cmd() -> list[str]:
+    exe = shutil.which("infra", path=str(Path(sys.executable).parent))
+    return [exe] if exe else [sys.executable, "-m", "infra.cli"]
+
+
+def run_child(argv: list[str], timeout: float, cwd: Path,
+              env: dict | None = None) -> tuple[int, float, float, float]:
+    """(exit code, wall s, CPU s, peak RSS MiB) of one child process; rc -9 on timeout."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         start_new_session=True, env=env)
+    deadline = t0 + timeout
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            os.killpg(p.pid, signal.SIGKILL)
+            pid, status, ru = os.wait4(p.pid, 0)
+            p.returncode = -9
+            return -9, time.monotonic() - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+        time.sleep(0.02)
+    wall = time.monotonic() - t0
+    rc = os.waitstatus_to_exitcode(status)
+    p.returncode = rc
+    if rc not in (0, 2):
+        err = p.stderr.read().decode(errors="replace")[-2000:]
+        print(f"    (exit {rc}) {err}", file=sys.stderr)
+    p.stderr.close()
+    return rc, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kinds", default="nvl72,dgx")
+    ap.add_argument("--targets", default=",".join(TARGETS))
+    ap.add_argument("--sizes", default="1000,10000,100000,1000000")
+    ap.add_argument("-n", "--runs", type=int, default=1, help="runs per case (the minimum CPU is kept)")
+    ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--src", type=Path, default=None,
+                    help="run the infra of another checkout (e.g. a `git archive` of an older "
+                         "commit), for before/after figures")
+    args = ap.parse_args()
+    bs = _bench_scale()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    targets = args.targets.split(",")
+    cmd, env, cwd = infra_cmd(), None, ROOT
+    if args.src is not None:
+        cmd, cwd = [sys.executable, "-m", "infra.cli"], args.src.resolve()
+        env = {**os.environ, "PYTHONPATH": str(cwd)}
+    print(f"infra export, fresh process per run, best of {args.runs}; CPU = user+sys of the "
+          f"child, peak = its max RSS; load average {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for kind in args.kinds.split(","):
+            designs = {g: bs.generate(kind, g, tmp) for g in sizes}
+            for target in targets:
+                prev = None
+                cells = []
+                for g, path in designs.items():
+                    best = None
+                    for _ in range(args.runs):
+                        out = tmp / f"out-{kind}-{target}-{g}"
+                        r = run_child(cmd + ["export", str(path), "--to", target, "-o", str(out)],
+                                      args.timeout, cwd, env)
+                        shutil.rmtree(out, ignore_errors=True)
+                        if best is None or r[2] < best[2]:
+                            best = r
+                        if r[0] == -9:
+                            break
+                    rc, wall, cpu, mib = best
+                    slope = ""
+                    if prev and rc == 0 and prev[1] == 0:
+                        slope = f" slope {math.log(cpu / prev[2]) / math.log(g / prev[0]):+.2f}"
+                    mark = " TIMEOUT" if rc == -9 else (" rc 2" if rc == 2 else "")
+                    cells.append(f"{g:>9,}: {cpu:6.2f} s CPU {wall:6.2f} s wall {mib:6.0f} MiB{slope}{mark}")
+                    prev = (g, rc, cpu)
+                print(f"{kind:5s} {target:7s} " + f"\n{'':14s}".join(cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()
