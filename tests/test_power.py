@@ -170,10 +170,54 @@ def test_usable_supply_under_redundancy(tmp_path, catalog):
 
 
 def test_redundancy_limits_a_rack(tmp_path, run_cli):
-    # 6 shelves N+N = 3 x 33 = 99 kW usable < 121.86 kW (18 x 6.15 + 9 x 1.24)
+    # 6 shelves N+N = 3 x 33 = 99 kW usable < 121.86 kW (18 x 6.15 + 9 x 1.24): a finding
+    # (exit 1, the design is well formed), not an error (exit 2)
     text = NVL72.replace("REDUNDANCY", "power_redundancy: N+N").replace("count: 8}", "count: 6}")
     res = run_cli("validate", str(_write(tmp_path, text)))
-    assert res.exit_code == 2 and "under N+N" in res.output and "99 kW" in res.output
+    assert res.exit_code == 1 and "under N+N" in res.output and "99 kW" in res.output
+    assert "finding:" in res.output and "22.9 kW short" in res.output  # 121.86 - 99 = 22.86
+
+
+GB300_NN = """
+    name: gb300 under N+N
+    racks:
+      nvl72:
+        type: nvidia-gb300-nvl72-rack
+        power_redundancy: N+N
+        contents:
+          - {type: nvidia-mgx-33kw-power-shelf, count: 8}
+          - {type: nvidia-gb300-compute-tray, count: 18}
+          - {type: nvidia-nvlink5-switch-tray, count: 9, cooling: liquid}
+          - {type: supermicro-gb300-in-rack-cdu, count: 1}
+    build: {nvl72: 1}
+    """
+
+
+def test_supply_short_under_redundancy_is_a_finding_with_every_figure(tmp_path, run_cli):
+    # GB300 NVL72 141.48 kW (18 x 7,240 + 9 x 1,240 W) under N+N: 4 x 33 = 132 kW usable,
+    # 9.48 kW short. Before: a fatal error (exit 2) and no figures at all.
+    p = _write(tmp_path, GB300_NN)
+    res = run_cli("design", str(p), "-q", "--report", "json", "-o", str(tmp_path / "out"))
+    assert res.exit_code == 1, res.output
+    assert "finding:" in res.output and "draws 141.5 kW IT" in res.output and "9.5 kW short" in res.output
+    import json
+
+    data = json.loads((tmp_path / "out" / "d.json").read_text())
+    (f,) = data["findings"]
+    assert f["kind"] == "power_supply" and f["path"] == "racks.nvl72.contents" and f["line"]
+    assert data["metrics"]["it_power_kw"] == pytest.approx(141.48)  # the figures are all there
+    (sup,) = data["tables"]["power_supply"]
+    assert sup["usable_kw"] == 132 and sup["survives_one_feed_loss"] == "no"
+    # the terminal summary names the violation first, before the figures
+    res = run_cli("design", str(p))
+    assert res.exit_code == 1
+    out = res.output
+    assert out.index("FINDINGS: 1 design rule broken") < out.index("GPUs") < out.index("IT power")
+
+
+def test_malformed_input_stays_exit_2(tmp_path, run_cli):
+    p = _write(tmp_path, GB300_NN.replace("power_redundancy: N+N", "power_redundancy: N+7"))
+    assert run_cli("design", str(p), "-q").exit_code == 2
 
 
 def test_liquid_in_air_rack_exits_2(tmp_path, run_cli):
@@ -235,7 +279,7 @@ def test_pod_of_pods_cooling_sees_the_nested_racks(tmp_path, catalog, run_cli):
     # 24 racks (su x 12) need 24 x 108.36 = 2,600.64 kW > 2,500 kW: one unit is short -> exit 2
     big = text.replace("COUNT", "1").replace("{su: 4}", "{su: 12}")
     res = run_cli("validate", str(_write(tmp_path, big)))
-    assert res.exit_code == 2 and "short of the 2600.6 kW liquid heat load" in res.output
+    assert res.exit_code == 1 and "short of the 2600.6 kW liquid heat load" in res.output
 
 
 def test_power_override_is_used_and_listed(tmp_path, catalog):
@@ -272,3 +316,18 @@ def test_bad_power_override_exits_2(tmp_path, run_cli, row, message):
     text = NVL72.replace("REDUNDANCY", "").rstrip() + f"\n    power_overrides:\n      - {row}\n"
     res = run_cli("validate", str(_write(tmp_path, text)))
     assert res.exit_code == 2 and message in res.output and "power_overrides" in res.output
+
+
+def test_sweep_row_with_a_finding_keeps_its_figures(tmp_path):
+    from infra.sweeps.sweep import sweep
+
+    base = _write(tmp_path, GB300_NN)
+    res = sweep(base, {"parameters": {"supply": {"path": "racks.nvl72.power_redundancy",
+                                                  "values": ["N+N", "N+1"]}}},
+                objectives={"it_power_kw": "min"})
+    nn, n1 = res.rows
+    # N+N: 132 kW usable < 141.48 kW -> status finding, figures kept, not on the front;
+    # N+1: 7 x 33 = 231 kW usable -> ok
+    assert nn["status"] == "finding" and "draws 141.5 kW IT" in nn["error"] and "132 kW" in nn["error"]
+    assert nn["it_power_kw"] == pytest.approx(141.48)
+    assert n1["status"] == "ok" and res.front == (1,)

@@ -54,6 +54,13 @@ class DesignAnalysis:
     extra_metrics: dict[str, Any] = field(default_factory=dict)
     extra_tables: dict[str, list[dict]] = field(default_factory=dict)
 
+    @property
+    def findings(self) -> tuple:
+        """Design-rule violations (supply under its redundancy, rack rating, cooling units
+        short of their heat), each an :class:`infra.analysis.findings.Finding`; the figures
+        are computed all the same. The CLI names them first and exits 1."""
+        return tuple(f for r in self.power.racks for f in r.findings) + self.cooling.findings
+
     def metrics(self) -> dict[str, Any]:
         c, p = self.compute, self.power
         m: dict[str, Any] = {
@@ -167,7 +174,9 @@ class DesignAnalysis:
                  "switch_tiers": len(d.tiers),
                  "links_per_gpu": d.links_per_gpu, "gbyte_s_per_gpu": d.gbyte_s_per_gpu,
                  "bisection_gbyte_s": d.bisection_gbyte_s, "switch_chips": d.switch_chips,
-                 "cross_rack_links": d.cross_rack_links, **self._domain_memory(d)}
+                 "cross_rack_links": d.cross_rack_links, "shape": "x".join(map(str, d.shape)),
+                 "diameter_hops": d.diameter_hops, "mean_hops": round(d.mean_hops, 4),
+                 **self._domain_memory(d)}
                 for d in self.bandwidth.domains],
             "scale_up_tiers": [
                 {"domain": d.name, "tier": f"L{t.tier}", "switch_trays_per_domain": t.switch_trays,
@@ -284,6 +293,9 @@ class DesignAnalysis:
             if c.note:
                 rows.append({"item": "cooling", "value": c.note, "source": "catalog"})
         for d in self.bandwidth.domains:
+            for w in d.warnings:
+                rows.append({"item": "warning", "value": f"scale-up links unused: {w}",
+                             "source": "analysis"})
             if d.scope == "gpu" and d.gpu.scale_up is not None:
                 rows.append({"item": "no scale-up domain",
                              "value": f"{d.count} x {d.gpu.slug} have {d.gpu.scale_up.technology} "
@@ -303,6 +315,7 @@ class DesignAnalysis:
             return {
                 "format_version": FORMAT_VERSION,
                 "design": {"name": self.rd.name, "source_file": display_path(self.rd.file)},
+                "findings": [f.as_dict() for f in self.findings],
                 "metrics": self.metrics(),
                 "tables": self.tables(),
             }

@@ -12,8 +12,11 @@ from infra.models.systems import ComputeTray
 from infra.models.yamlio import read_yaml
 
 
-def validate_file(path: Path, catalog: Catalog) -> str:
-    """Return what ``path`` is ("design" or the catalog kind); raise on any error."""
+def validate_file(path: Path, catalog: Catalog, *, findings: bool = False):
+    """Return what ``path`` is ("design" or the catalog kind); raise on any error.
+
+    With ``findings=True``: ``(kind, findings)``, the design-rule findings of a design
+    (supply short under its redundancy, cooling units short), which are not errors."""
     data = read_yaml(path, CatalogError)
     if isinstance(data, dict) and "kind" in data and "build" not in data:
         entry = parse_entry(data, path)
@@ -25,8 +28,8 @@ def validate_file(path: Path, catalog: Catalog) -> str:
             local = Catalog(entries, {**catalog.files, entry.slug: path})  # own caches
             expand_tray(entry, local)
             tray_flows(entry, local)
-        return entry.kind
+        return (entry.kind, ()) if findings else entry.kind
     from infra.analysis.summary import analyze_file
 
-    analyze_file(path, catalog)
-    return "design"
+    found = analyze_file(path, catalog).findings
+    return ("design", found) if findings else "design"

@@ -54,6 +54,7 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
                 stack.enter_context(w)
         analyses = _analyse(files, catalog_dir, price_files, reports, highlight)
         freeze_long_lived()  # they live to the end: writing the reports never scans them
+        broken = 0
         for f, analysis in zip(files, analyses):
             res = _one(f, analysis, highlight, shows, books, reports=reports, outdir=outdir,
                        wide=wide, quiet=quiet, max_rows=max_rows, diagrams=not no_diagrams)
@@ -62,6 +63,13 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
                     click.echo(f"wrote {path}", err=True)
             for w in res.warnings:
                 click.echo(f"warning: {w}", err=True)
+            for finding in analysis.findings:
+                broken += 1
+                click.echo(f"finding: {finding}", err=True)
+    if broken:  # every figure and report is out; a design rule is broken: exit 1
+        import sys
+
+        sys.exit(1)
 
 
 def _analyse(files, catalog_dir, price_files, reports, highlight) -> list:
@@ -161,20 +169,29 @@ def validate(files, catalog_dir) -> None:
     from infra.models.catalog import load_catalog
 
     catalog = load_catalog(catalog_dir)
-    bad = 0
+    bad = broken = 0
     for f in files:
         try:
             with working_on(f):
-                kind = validate_file(Path(f), catalog)
+                kind, findings = validate_file(Path(f), catalog, findings=True)
         except InfraError as exc:
             bad += 1
             click.echo(f"error: {exc}", err=True)
+            continue
+        if findings:
+            broken += 1
+            for finding in findings:
+                click.echo(f"finding: {finding}", err=True)
+            click.echo(f"FINDINGS  {f}  ({kind}: {len(findings)} design rule"
+                       f"{'s' if len(findings) != 1 else ''} broken)")
             continue
         click.echo(f"ok  {f}  ({kind})")
     if bad:
         if len(files) > 1:
             click.echo(f"error: {bad} of {len(files)} files failed", err=True)
         sys.exit(2)
+    if broken:
+        sys.exit(1)
 
 
 @click.command("new")

@@ -256,6 +256,7 @@ def summary_view(data: dict[str, Any], extra_metrics: list[str] | None = None, *
     notes = [a for a in t["assumptions"] if a["item"] != "note"]
     more = len(notes) - max_rows if max_rows and len(notes) > max_rows else 0
     return {"name": data["design"]["name"], "source_file": data["design"]["source_file"],
+            "findings": [f["text"] for f in data.get("findings") or ()],
             "metrics": {k: m[k] for k in keys}, "extra": {k: m.get(k) for k in EXTRA},
             "sections": sections, "notes": notes[:len(notes) - more], "more_notes": more,
             "max_rows": max_rows if max_rows and any(
@@ -266,6 +267,14 @@ def render_view(view: dict[str, Any], *, wide: bool = False, width: int | None =
     """Lay out a :func:`summary_view` for the terminal (``rich`` tables)."""
     m = {**view["extra"], **view["metrics"]}
     out = [view["name"], f"  design file: {view['source_file']}", ""]
+    if view.get("findings"):  # design rules broken: named first, the figures still follow
+        wrap = 10_000 if wide else (width or terminal_width())
+        n = len(view["findings"])
+        out += [f"FINDINGS: {n} design rule{'s' if n != 1 else ''} broken (every figure below "
+                "is computed all the same; exit status 1):"]
+        out += [textwrap.fill(f, wrap, initial_indent="  - ", subsequent_indent="    ")
+                for f in view["findings"]]
+        out += [""]
     out += metric_lines(m, list(view["metrics"]), None if wide else (width or terminal_width()))
     for title, cols, rows in view["sections"]:
         show = list(rows[0]) if wide and rows else [c for c in cols if not rows or c in rows[0]]

@@ -4,7 +4,9 @@ analyse it with the same functions as ``infra design`` and ``infra compare``.
 The :class:`SweepContext` is what every worker needs (the base design's parsed data, its
 file, the catalog directory, price files and cost assumptions); executors ship it to each
 worker once. A scenario that fails (an infeasible design, a value the schema refuses)
-becomes a row with ``status: error`` and the message, never a lost sweep.
+becomes a row with ``status: error`` and the message, never a lost sweep; one that only
+breaks a design rule (a finding: supply short under its redundancy, cooling units short)
+keeps its figures with ``status: finding`` and the finding in ``error`` (never on the front).
 """
 
 from __future__ import annotations
@@ -107,6 +109,9 @@ def run_scenario(ctx: SweepContext, sc: Scenario) -> dict[str, Any]:
     except (ArithmeticError, ValueError, TypeError, KeyError) as exc:  # a bug: keep the sweep
         return {**row, "status": "error", "error": _clip(f"internal error ({type(exc).__name__}: "
                                                          f"{exc}); please report")}
+    if da.findings:  # a design rule broken (e.g. supply short under N+N): figures kept
+        text = "; ".join(f"finding: {f.path}: {f.message}" for f in da.findings)
+        return {**row, "status": "finding", "error": _clip(text), **metrics}
     return {**row, "status": "ok", "error": None, **metrics}
 
 
@@ -125,16 +130,24 @@ def _analysed(ctx: SweepContext, sc: Scenario, data: dict, catalog: Catalog, boo
     if hit is not None:
         _ANALYSES.move_to_end(key)
         return hit
-    out = analysed(design_from_data(data, ctx.base_file, catalog), book)
+    out = analysed(design_from_data(data, ctx.base_file, catalog), book, findings_fatal=False)
     _ANALYSES[key] = out
     if len(_ANALYSES) > ANALYSIS_CACHE:
         _ANALYSES.popitem(last=False)
     return out
 
 
-def analysed(rd: ResolvedDesign, book: PriceBook) -> tuple[DesignAnalysis, Capex]:
-    """The design analysis and its capex under ``book``."""
+def analysed(rd: ResolvedDesign, book: PriceBook, *,
+             findings_fatal: bool = True) -> tuple[DesignAnalysis, Capex]:
+    """The design analysis and its capex under ``book``; a design-rule finding raises
+    :class:`InfeasibleDesignError` unless ``findings_fatal`` is false (the sweep keeps the
+    figures and marks the row ``status: finding``)."""
     da = analyze(rd, book)
+    if findings_fatal and da.findings:
+        from infra.errors import InfeasibleDesignError
+
+        f = da.findings[0]
+        raise InfeasibleDesignError(f.message, file=f.file, path=f.path, line=f.line, hint=f.hint)
     return da, da.capex  # type: ignore[return-value]
 
 

@@ -5,7 +5,8 @@ Assumptions
 - In-rack units (CDUs) serve the rack they are mounted in.
 - A pod's in-row/room units serve the heat of their medium from the pod's racks that
   have no in-rack unit for it.
-- Units needed = ceil(heat / capacity). Modular in-row heat exchangers are sized in
+- Units needed = ceil(heat / capacity). Listed units short of the heat are a finding
+  (:mod:`infra.analysis.findings`), with every figure still computed. Modular in-row heat exchangers are sized in
   modules (fan cabinets) when a module capacity is published; when no capacity is
   published the count is reported as unknown, never guessed.
 - Liquid heat with no unit to remove it is an error; air heat with no air unit is
@@ -23,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from infra.analysis.findings import Finding
 from infra.errors import InfeasibleDesignError
 from infra.models.resolve import ResolvedDesign
 from infra.models.systems import CoolingUnit
@@ -66,6 +68,7 @@ class DesignCooling:
     warnings: tuple[str, ...] = ()
     air_limit_kw: float = AIR_HEAT_LIMIT_KW
     air_limit_source: str = AIR_HEAT_LIMIT_SOURCE
+    findings: tuple[Finding, ...] = ()  # listed units short of the heat they must remove
 
     def unit_counts(self) -> dict[str, int | None]:
         """Pod-level unit slug -> units in the cluster; None when a count is unknown
@@ -81,6 +84,7 @@ class DesignCooling:
 def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
     """Size cooling units against each rack's and pod's heat; raise when short."""
     rows: list[CoolingRow] = []
+    findings: list[Finding] = []
     by_layout = {r.layout: r for r in power.racks}
     for name, rp in by_layout.items():
         _plausible(rd, name, rp)
@@ -90,7 +94,7 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
             unit: CoolingUnit = item.part  # type: ignore[assignment]
             heat = _heat(unit.removes, rp.liquid_kw, rp.air_kw)
             row = _size(unit, heat, item.count, f"rack:{name}", rp.racks)
-            _check(rd, row, ("racks", name, "contents"))
+            findings += _check(rd, row, ("racks", name, "contents"))
             rows.append(row)
             covered[name].update(_media(unit.removes))
     air_to_hall = 0.0
@@ -98,7 +102,7 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
         heat = sum(_heat(use.unit.removes, by_layout[ln].liquid_kw, by_layout[ln].air_kw) * n
                    for ln, n in use.racks if not covered[ln] & _media(use.unit.removes))
         row = _size(use.unit, heat, use.explicit_count, f"pod:{use.pod}", use.pod_count)
-        _check(rd, row, ("pods", use.pod, "cooling"))
+        findings += _check(rd, row, ("pods", use.pod, "cooling"))
         rows.append(row)
         pod_racks = [ln for ln, _ in use.racks]
         for ln in pod_racks:
@@ -126,7 +130,8 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
         f"rack layout {r.layout!r}: {r.air_kw:.1f} kW of air heat per rack is above the "
         f"{limit:g} kW air-cooled rack limit ({src}); plan rear-door heat exchangers, "
         "containment or liquid cooling" for r in power.racks if r.air_kw > limit + 1e-9)
-    return DesignCooling(tuple(rows), liquid, air, air_to_hall + extra, warns, limit, src)
+    return DesignCooling(tuple(rows), liquid, air, air_to_hall + extra, warns, limit, src,
+                         tuple(findings))
 
 
 def _plausible(rd: ResolvedDesign, name: str, rp) -> None:
@@ -177,12 +182,13 @@ def _size(unit: CoolingUnit, heat: float, installed: int | None, scope: str, ins
                       needed, installed, instances, note)
 
 
-def _check(rd: ResolvedDesign, row: CoolingRow, path: tuple) -> None:
+def _check(rd: ResolvedDesign, row: CoolingRow, path: tuple) -> list[Finding]:
     if row.capacity_kw is None or row.installed is None or row.sized_in != "units":
-        return
+        return []
     if row.installed * row.capacity_kw + 1e-9 < row.heat_kw:
-        raise InfeasibleDesignError(
+        return [Finding.at("cooling_capacity",
             f"{row.installed} x {row.unit} remove {row.installed * row.capacity_kw:g} kW, "
             f"short of the {row.heat_kw:.1f} kW {row.removes} heat load ({row.scope})",
-            file=str(rd.file), path=path, line=line_of(rd.file, path),
-            hint=f"use {row.needed} units or a larger unit")
+            file=rd.file, path=path, line=line_of(rd.file, path),
+            hint=f"use {row.needed} units or a larger unit")]
+    return []

@@ -22,6 +22,7 @@ Assumptions
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from infra.analysis.power.power_figures import PartFigure, check_overrides, overrides_of, part_figure
@@ -84,6 +85,7 @@ class RackPower:
     it_typical_kw: float = 0.0
     unknown_bound_kw: float | None = 0.0
     supply: RackSupply | None = None
+    findings: tuple = ()  # design-rule findings (infra.analysis.findings.Finding)
 
 
 @dataclass(frozen=True)
@@ -200,8 +202,8 @@ def rack_power(rd: ResolvedDesign, layout: ResolvedLayout,
                    sup.installed_kw if sup else None, _reference_kw(layout.rack),
                    tuple(units), tuple(sorted({x for u, _ in units for x in u.unknown})),
                    w_to_kw(typ + _conversion_loss_w(layout, typ)), bound, sup)
-    check_supply(rd, layout, rp.it_kw, sup)
-    return rp
+    found = check_supply(rd, layout, rp.it_kw, sup)
+    return dataclasses.replace(rp, findings=found) if found else rp
 
 
 def _reference_kw(rack) -> float | None:

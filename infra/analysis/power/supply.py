@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infra.errors import InfeasibleDesignError
+from infra.analysis.findings import Finding
 from infra.models.resolve import ResolvedDesign, ResolvedLayout
 from infra.models.systems import Pdu, PowerShelf, usable_units
 from infra.models.yamlio import line_of
@@ -64,23 +64,26 @@ def rack_supply(rd: ResolvedDesign, layout: ResolvedLayout, load_kw: float) -> R
 
 
 def check_supply(rd: ResolvedDesign, layout: ResolvedLayout, it_kw: float,
-                 sup: RackSupply | None) -> None:
-    """Raise when the rack's IT power exceeds its usable supply or the rack's rating."""
+                 sup: RackSupply | None) -> tuple[Finding, ...]:
+    """Findings (never an exception: every figure stays computed) when the rack's IT power
+    exceeds its usable supply under the stated redundancy or the rack's rating."""
     path = ("racks", layout.name, "contents")
     limits = []
     if sup is not None:
         what = ("its power shelves/PDUs supply" if sup.redundancy is None else
                 f"its power shelves/PDUs supply under {sup.redundancy} "
                 f"({sup.installed_kw:g} kW installed)")
-        limits.append((sup.usable_kw, what, "add power shelves or PDUs"))
+        fix = ("add power shelves or PDUs" if sup.redundancy is None else
+               f"add power shelves or PDUs, or state a redundancy the rack can carry: "
+               f"under {sup.redundancy} it is {it_kw - sup.usable_kw:.1f} kW short")
+        limits.append(("power_supply", sup.usable_kw, what, fix))
     if layout.rack.max_power_kw is not None:
-        limits.append((layout.rack.max_power_kw, f"rack type {layout.rack.slug!r} is rated for",
-                       "move units to another rack"))
-    for limit, what, fix in limits:
-        if it_kw > limit + 1e-9:
-            raise InfeasibleDesignError(
-                f"rack layout {layout.name!r} draws {it_kw:.1f} kW IT, {what} {limit:g} kW",
-                file=str(rd.file), path=path, line=line_of(rd.file, path), hint=fix)
+        limits.append(("rack_rating", layout.rack.max_power_kw,
+                       f"rack type {layout.rack.slug!r} is rated for", "move units to another rack"))
+    return tuple(
+        Finding.at(kind, f"rack layout {layout.name!r} draws {it_kw:.1f} kW IT, {what} {limit:g} kW",
+                   file=rd.file, path=path, line=line_of(rd.file, path), hint=fix)
+        for kind, limit, what, fix in limits if it_kw > limit + 1e-9)
 
 
 def server_psu_rows(rd: ResolvedDesign) -> list[dict]:
