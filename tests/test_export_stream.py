@@ -74,3 +74,23 @@ def test_streamed_exports_write_the_recorded_bytes(target, manifest, tmp_path, m
     assert [d for d in want if d not in got] == []
     assert [d for d in want if got[d] != want[d]] == []
     assert sum("error" not in v for v in got.values()) >= 5
+
+
+@pytest.mark.parametrize("name", ["su0.r0", "r001n[01-18],r002n01", "yes", "No", "null", "on",
+                                  "1su", "a b", "a: b", "x#y", "-x", "é", "su_0-1.leaf2", "Off",
+                                  "e1", "x" * 950])
+def test_slurm_topology_yaml_is_what_pyyaml_writes(name):
+    """The hand-written topology.yaml emitter gives PyYAML's bytes, or defers to PyYAML."""
+    import yaml
+
+    from infra.analysis.network.schedtopo import Block, BlockTopology, TreeSwitch, TreeTopology
+    from infra.exports.slurm import topology_yaml
+
+    blocks = BlockTopology((Block(name, ("r001n01", name), "d", "g"), Block("b2", (), None, "g")),
+                           (2, 4), "x")
+    tree = TreeTopology("f", (TreeSwitch(name, 0, ("r001n01",), (), ()),
+                              TreeSwitch("spine", 1, (), (name,), ())))
+    for b, t in ((blocks, tree), (None, tree), (blocks, None)):
+        doc = yaml.safe_load(topology_yaml(b, t))
+        assert topology_yaml(b, t) == yaml.safe_dump(doc, sort_keys=False, explicit_start=True,
+                                                     width=1000)

@@ -149,11 +149,16 @@ def node_identities(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
     racks = rack_instances(rd)
     nodes: list[NodeIdentity] = []
     domain = _DomainCounter(rd)
+    per_layout: dict[str, tuple[list, bool]] = {}  # layout -> (compute trays, has NVLink switches)
     for rack in racks:
-        lay = rd.layouts[rack.layout]
-        trays = [(item, pos) for item, pos in unit_positions(lay)
-                 if item.part.kind == "compute_tray"]
-        dom_rack = domain.of_rack(rack) if lay.count("nvlink_switch_tray") else None
+        got = per_layout.get(rack.layout)
+        if got is None:
+            lay = rd.layouts[rack.layout]
+            got = per_layout[rack.layout] = (
+                [(item, pos) for item, pos in unit_positions(lay) if item.part.kind == "compute_tray"],
+                bool(lay.count("nvlink_switch_tray")))
+        trays, switched = got
+        dom_rack = domain.of_rack(rack) if switched else None
         for slot, (item, pos) in enumerate(trays):
             if dom_rack is None:
                 did, sub = f"{rack.path}/t{slot}", None
@@ -208,26 +213,36 @@ class _DomainCounter:
 
 
 def _with_fabrics(rd: ResolvedDesign, nodes: list[NodeIdentity], racks: dict) -> list[NodeIdentity]:
-    from dataclasses import replace
-
-    from infra.analysis.network.attach import leaf_ports
+    from infra.analysis.network.attach import leaf_names
     from infra.analysis.network.fabric import design_fabrics
 
     groups: dict[int, list] = {n.index: [] for n in nodes}
     leaves: dict[int, list] = {n.index: [] for n in nodes}
     for f in design_fabrics(rd):
         names = {g.strip() for g in (f.spec.group or "").split(",") if g.strip()}
-        attached = [n for n in nodes if _on_fabric(rd, n.tray, f)]
+        on: dict[str, bool] = {}  # per tray type
+        group_of: dict[str, str] = {}  # per rack
+        attached = []
         pairs = []
-        for n in attached:
-            g = next((path for name, path in reversed(racks[n.rack].pods) if name in names),
-                     "cluster")
+        for n in nodes:
+            ok = on.get(n.tray)
+            if ok is None:
+                ok = on[n.tray] = _on_fabric(rd, n.tray, f)
+            if not ok:
+                continue
+            g = group_of.get(n.rack)
+            if g is None:
+                g = group_of[n.rack] = next(
+                    (path for name, path in reversed(racks[n.rack].pods) if name in names), "cluster")
+            attached.append(n)
             pairs.append((n.rack, g))
             groups[n.index].append((f.name, g))
-        for n, att in zip(attached, leaf_ports(f, pairs)):
-            leaves[n.index].append((f.name, tuple(a.leaf for a in att)))
-    return [replace(n, groups=tuple(groups[n.index]), leaves=tuple(leaves[n.index]))
-            for n in nodes]
+        for n, att in zip(attached, leaf_names(f, pairs)):
+            leaves[n.index].append((f.name, att))
+    for n in nodes:  # filled in place: these frozen records are not yet anyone else's
+        object.__setattr__(n, "groups", tuple(groups[n.index]))
+        object.__setattr__(n, "leaves", tuple(leaves[n.index]))
+    return nodes
 
 
 def _on_fabric(rd: ResolvedDesign, tray: str, f) -> bool:

@@ -55,10 +55,20 @@ def leaf_ports(f: FabricResult, nodes: Sequence[tuple[str, str]]) -> list[tuple[
     list of tuple of Attachment
         One tuple per node, in port order (all planes).
     """
+    return [tuple(Attachment(*a) for a in att) for att in _attach(f, nodes)]
+
+
+def leaf_names(f: FabricResult, nodes: Sequence[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """The first-tier switch of every node port, per node (:func:`leaf_ports`' leaves,
+    without building an :class:`Attachment` per port)."""
+    return [tuple(a[1] for a in att) for att in _attach(f, nodes)]
+
+
+def _attach(f: FabricResult, nodes: Sequence[tuple[str, str]]) -> list[list[tuple[str, str, int]]]:
     ports = f.ports_per_node // f.planes
     d = f.tree.tiers[0].down_ports
     per_rack = f.spec.tiers[0].switches_per_rack
-    out: list[list[Attachment]] = [[] for _ in nodes]
+    out: list[list[tuple[str, str, int]]] = [[] for _ in nodes]
     for plane in range(f.planes):
         pre = f"plane{plane}." if f.planes > 1 else ""
         used: dict[str, int] = {}
@@ -76,9 +86,9 @@ def leaf_ports(f: FabricResult, nodes: Sequence[tuple[str, str]]) -> list[tuple[
                     leaf = f"{pre}{group}.rail{r}.leaf{i // d}"
                 else:
                     leaf = f"{pre}{group}.leaf{(i * ports + r) // d}"
-                used[leaf] = used.get(leaf, 0) + 1
-                out[n].append(Attachment(f"p{plane * ports + r + 1}", leaf, used[leaf]))
-    return [tuple(a) for a in out]
+                used[leaf] = k = used.get(leaf, 0) + 1
+                out[n].append((f"p{plane * ports + r + 1}", leaf, k))
+    return out
 
 
 def spine_of(f: FabricResult, leaves: Sequence[str]) -> list[tuple[str, int, str, int]]:
