@@ -145,13 +145,15 @@ def _rows(rd: ResolvedDesign, f: FabricResult | None) -> tuple[list[list[str]], 
 
 def _switch_names(f: FabricResult, ids) -> list[list[tuple[str, str]]]:
     """Per tier, (switch name, group) in first-seen order (the cabling plan's names)."""
-    from infra.analysis.network.attach import core_of, leaf_ports, spine_of
+    from infra.analysis.network.attach import core_of, spine_of
 
-    nodes = [n for n in ids if n.group(f.name) is not None]
     seen: dict[str, str] = {}
-    for n, att in zip(nodes, leaf_ports(f, [(n.rack, n.group(f.name)) for n in nodes])):
-        for a in att:
-            seen.setdefault(a.leaf, n.group(f.name) or "cluster")
+    for n in ids:  # the identities carry each node's leaves (leaf_ports, same rule and order)
+        for name, leaves in n.leaves:
+            if name == f.name:
+                g = n.group(f.name) or "cluster"
+                for leaf in leaves:
+                    seen.setdefault(leaf, g)
     out = [list(seen.items())]
     if len(f.tree.tiers) > 1:
         spines = dict.fromkeys(s for _, _, s, _ in spine_of(f, sorted(seen)))
@@ -199,6 +201,11 @@ def _fill(rd, f: FabricResult, tier: int, names: list[str], prefix: str, row: in
     per = int((rack.u_height - BOTTOM_FREE_U) // (h + 1))  # type: ignore[attr-defined]
     w, unknown = switch_power_w(rd, f, tier)
     start = sum(1 for r in p.racks if r.path.startswith(prefix))
+    row_len = p.__dict__.get("_row_len")  # racks per row, kept as racks are added (was a scan)
+    if row_len is None:
+        row_len = p.__dict__["_row_len"] = {}
+        for r, _ in p.position.values():
+            row_len[r] = row_len.get(r, 0) + 1
     for k in range(math.ceil(len(names) / per)):
         chunk = names[k * per:(k + 1) * per]
         path = f"{prefix}{start + k}"
@@ -206,8 +213,8 @@ def _fill(rd, f: FabricResult, tier: int, names: list[str], prefix: str, row: in
         for j, name in enumerate(chunk):
             u = int(top - j * (h + 1) - h + 1)
             p.switches[name] = PlacedSwitch(name, t.switch, t.role, f.name, path, u, h, w, unknown)
-        row_racks = [r for r, (rr, _) in p.position.items() if rr == row]
-        p.position[path] = (row, len(row_racks))
+        p.position[path] = (row, row_len.get(row, 0))
+        row_len[row] = row_len.get(row, 0) + 1
         p.rack_u[path] = rack.u_height  # type: ignore[attr-defined]
         p.racks.append(NetworkRack(path, rack.slug, rack.u_height, row, tuple(chunk),  # type: ignore[attr-defined]
                                    w * len(chunk), len(chunk) * h, unknown))
