@@ -245,3 +245,23 @@ def test_cli_compare(run_cli):
     assert res.exit_code == 0, res.output
     assert "gb200_nvl72" in res.output and "aws_nvl36x2" in res.output
     assert "nvlink_switch_tray" in res.output
+
+
+def test_job_availability_is_the_jobs_share_not_the_full_domain():
+    """Issue 28 item 6: `--job-gpus 36` on a 72-GPU NVL72 reported the first row (72 GPUs).
+
+    36 GPUs sit in ceil(36 / 72) = 1 domain and need ceil(36 / 4) = 9 healthy trays of
+    18 (9 spare), not all 18: the job's figure is that row's, which is at least the
+    64-GPU row (2 spare trays) and above the full-domain row.
+    """
+    full = review_file(DESIGNS / "gb200_nvl72.yaml", samples=20_000)
+    job = review_file(DESIGNS / "gb200_nvl72.yaml", job_gpus=36, samples=20_000)
+    m, rows = job.metrics(), {a.job_gpus_per_domain: a for a in job.availability}
+    assert m["job_share_per_domain_gpus"] == 36 and rows[36].spare_trays == 9
+    assert m["job_all_domains_availability_fraction"] == round(rows[36].job_availability, 6)
+    assert rows[36].agrees  # the added row is checked against the Monte Carlo like the others
+    assert rows[36].closed_form >= rows[64].closed_form > rows[72].closed_form
+    assert m["job_all_domains_availability_fraction"] > m["domain_full_availability_fraction"]
+    # the full-cluster job keeps the full-domain figure: 72 GPUs in 1 domain
+    assert full.metrics()["job_all_domains_availability_fraction"] == \
+        full.metrics()["domain_full_availability_fraction"]

@@ -229,22 +229,27 @@ def monte_carlo(model: DomainModel, job_gpus: int, samples: int = 400_000,
     return p, max(0.0, p - half), min(1.0, p + half)
 
 
-def availability_sizes(model: DomainModel) -> list[int]:
-    """Job sizes per domain that :func:`availability_rows` evaluates (one Monte Carlo each)."""
+def availability_sizes(model: DomainModel, job_share: int | None = None) -> list[int]:
+    """Job sizes per domain that :func:`availability_rows` evaluates (one Monte Carlo each);
+    ``job_share`` (a job's GPUs per domain) is added when it is not already one of them."""
     t, n = model.gpus_per_tray, model.trays_per_group
     sizes = [model.gpus - s * t for s in (0, 1, 2) if model.gpus - s * t > 0]
     if model.groups > 1:
         sizes += [n * t, n * t - t]
+    if job_share is not None and 0 < job_share <= model.gpus:
+        sizes.append(job_share)
     return list(dict.fromkeys(sizes))
 
 
 def availability_rows(model: DomainModel, domains_in_job: int, samples: int = 400_000,
-                      seed: int = 0, progress=None) -> list[AvailabilityRow]:
-    """Full domain, one and two spare trays, and (multi-rack domains) one rack's worth.
+                      seed: int = 0, progress=None,
+                      job_share: int | None = None) -> list[AvailabilityRow]:
+    """Full domain, one and two spare trays, (multi-rack domains) one rack's worth, and
+    ``job_share`` (the GPUs a job places in each of its domains) when it is none of those.
     ``progress(1)`` is called after each Monte Carlo row (for a progress bar)."""
     t = model.gpus_per_tray
     rows = []
-    for k in availability_sizes(model):
+    for k in availability_sizes(model, job_share):
         cf = closed_form(model, k)
         p, lo, hi = monte_carlo(model, k, samples, seed)
         rows.append(AvailabilityRow(k, (model.gpus - k) // t, cf, p, lo, hi, lo <= cf <= hi,

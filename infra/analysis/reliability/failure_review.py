@@ -43,6 +43,10 @@ class FailureReview:
         lost = sum(r.gpu_hours_lost_per_year or 0.0 for r in self.rows)
         full = self.availability[0] if self.availability else None
         j = self.job
+        # the job's own row: the GPUs it places in each of its domains (a 36-GPU job in a
+        # 72-GPU domain needs 9 healthy trays of 18, not all 18 that the first row needs)
+        share = job_share(j.job_gpus, j.domains)
+        mine = next((a for a in self.availability if a.job_gpus_per_domain == share), None)
         return {
             "gpus": self.geometry.gpus,
             "scale_up_domain_gpus": self.geometry.domain,
@@ -59,7 +63,8 @@ class FailureReview:
             "daly_checkpoint_interval_minutes": _r(j.daly_interval_minutes, 2),
             "job_goodput_fraction": _r(j.goodput_fraction),
             "domain_full_availability_fraction": _r(full.closed_form, 6) if full else None,
-            "job_all_domains_availability_fraction": _r(full.job_availability, 6) if full else None,
+            "job_share_per_domain_gpus": share,
+            "job_all_domains_availability_fraction": _r(mine.job_availability, 6) if mine else None,
             "availability_target_fraction": self.target,
             "spare_trays_per_domain_count": self.spare_trays_per_domain,
             "spare_domains_for_job_count": self.spare_domains,
@@ -107,6 +112,15 @@ class FailureReview:
         return {"design": {"name": self.name, "source_file": self.source_file,
                            "rates_files": [_display(f) for f in self.rates.files]},
                 "metrics": self.metrics(), "tables": self.tables()}
+
+
+def job_share(job_gpus: int, domains: int) -> int:
+    """GPUs a job places in each of its domains, spread evenly: ceil(job_gpus / domains).
+
+    >>> job_share(36, 1), job_share(100, 2), job_share(16384, 2048)
+    (36, 50, 8)
+    """
+    return -(-job_gpus // max(domains, 1))
 
 
 def _display(path) -> str:
@@ -157,8 +171,9 @@ def review_file(
                    else checkpoint_write_seconds,
                    rates.job.restart_minutes if restart_minutes is None else restart_minutes)
     model = domain_model(rows, geo, rates)
-    avail = availability_rows(model, job.domains, samples, seed, progress)
-    p_dom = closed_form(model, model.gpus)
+    share = job_share(job.job_gpus, job.domains)
+    avail = availability_rows(model, job.domains, samples, seed, progress, job_share=share)
+    p_dom = closed_form(model, share)  # a spare domain stands in for one holding the job's share
     return FailureReview(a.rd.name, _display(a.rd.file), rates, geo, rows, job, avail, target,
                          spares_needed(model, target), spare_domains_needed(p_dom, job.domains, target),
                          unmodelled(a, rates))
