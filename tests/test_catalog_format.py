@@ -105,3 +105,24 @@ def test_new_unknown_template(tmp_path, run_cli):
     res = run_cli("new", "x", "--from", "gb200_nvl27", "-o", str(tmp_path / "x.yaml"))
     assert res.exit_code == 2 and "gb200_nvl72" in res.output
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_catalog_list_and_show_take_catalog_dirs(tmp_path, run_cli):
+    """Issue 28 item 6: the README's `infra catalog list|show --catalog DIR` (repeatable)
+    was refused ("no such option"); a user's own directory now lists beside the shipped one."""
+    mine = _user_parts(tmp_path, "acme-gb200-tray")
+    both = ("--catalog", str(DEFAULT_CATALOG_DIR), "--catalog", str(mine))
+    res = run_cli("catalog", "list", "compute_tray", "--format", "csv", *both)
+    assert res.exit_code == 0, res.output
+    assert "acme-gb200-tray" in res.output and "nvidia-gb200-compute-tray" in res.output
+    res = run_cli("catalog", "show", "acme-gb200-tray", "--format", "csv", *both)
+    assert res.exit_code == 0, res.output
+    assert "acme-gb200-tray" in res.output
+    # the user's directory alone is cross-checked as any catalog: its tray names a
+    # superchip only the shipped catalog has -> exit 2 naming the file, no traceback
+    res = run_cli("catalog", "list", "--catalog", str(mine))
+    assert res.exit_code == 2 and "acme-gb200-tray.yaml" in res.output
+    assert "Traceback" not in res.output
+    # a directory that does not exist is exit 2 with its path, as for `infra design`
+    res = run_cli("catalog", "show", "acme-gb200-tray", "--catalog", str(tmp_path / "nope"))
+    assert res.exit_code == 2 and str(tmp_path / "nope") in res.output
