@@ -161,3 +161,27 @@ def test_line_of_answers_from_the_one_parse(tmp_path, monkeypatch):
 def test_errors_are_infra_errors(tmp_path):
     with pytest.raises(InfraError):
         read_yaml(write(tmp_path, "a: 1\n---\nb: 2\n"))
+
+
+def test_site_envelopes_up_to_gigawatts(tmp_path, run_cli):
+    """Issue 28 items 5/6: envelopes were capped at 100,000 kW (100 MW), so a 150 MW
+    site's published envelope was refused. The bound is now 10,000,000 kW = 10 GW (the
+    largest campuses being built are 1-5 GW), the schema says so and why, and a figure
+    past it is exit 2 with the reason."""
+    import json
+
+    from conftest import ROOT
+    from infra.models.schema import SCHEMA_DIR
+
+    src = (ROOT / "designs" / "gb200_nvl72_576.yaml").read_text()
+    assert "    max_kw: 1200\n" in src
+    site = write(tmp_path, src.replace("    max_kw: 1200\n", "    max_kw: 150000\n"), "site.yaml")
+    res = run_cli("validate", str(site))
+    assert res.exit_code == 0, res.output  # 150,000 kW = 150 MW
+    over = write(tmp_path, src.replace("    max_kw: 1200\n", "    max_kw: 20000000\n"), "over.yaml")
+    out = refused(run_cli, over, "max_kw", "10000000", "10 GW")
+    assert "Traceback" not in out
+    schema = json.loads((SCHEMA_DIR / "design.schema.json").read_text(encoding="utf-8"))
+    prop = schema["$defs"]["DesignEnvelope"]["properties"]["max_kw"]
+    assert prop["maximum"] == 10_000_000
+    assert "At most 10,000,000 (10 GW" in prop["description"]

@@ -176,10 +176,26 @@ def validation_error(
         hint = "add this required key"
     else:
         hint = f"got {describe_value(err.get('input'))}"
+        why = _bound_why(err, loc)
+        if why:
+            hint += f"; the bound is physical: {why}"
     more = len(exc.errors()) - 1
     if more:
         msg += f" (and {more} more error{'s' if more > 1 else ''})"
     return error_cls(msg, file=str(file), path=loc, line=line_of(file, loc), hint=hint)
+
+
+def _bound_why(err: dict, loc: tuple) -> str | None:
+    """Why a field's upper bound is what it is (:data:`~infra.models.base.PHYSICAL_MAX`),
+    when the error is that bound's."""
+    from infra.models.base import physical_bound
+
+    if err["type"] != "less_than_equal" or not loc or not isinstance(loc[-1], str):
+        return None
+    limit = (err.get("ctx") or {}).get("le")
+    kind = int if isinstance(limit, int) else float
+    found = physical_bound(loc[-1], kind)
+    return found[1] if found and found[0] == limit else None
 
 
 def _plain(msg: str) -> str:
