@@ -331,3 +331,37 @@ def test_sweep_row_with_a_finding_keeps_its_figures(tmp_path):
     assert nn["status"] == "finding" and "draws 141.5 kW IT" in nn["error"] and "132 kW" in nn["error"]
     assert nn["it_power_kw"] == pytest.approx(141.48)
     assert n1["status"] == "ok" and res.front == (1,)
+
+
+def test_fabric_switch_power_bound_is_used(tmp_path, catalog):
+    """Issue 28 item 6: a fabric switch with no power figure but a stated power_bound_w
+    left the design's unknown power at "no stated bound". Here the GB200 SU's QM9700
+    (1,096 W max, an estimate) is replaced by a copy with no figure and a 1,500 W bound:
+    the IT power drops by the switches' 1,096 W each (now unknown, 0 W) and the
+    unknown power is at most switches x 1,500 W."""
+    import yaml
+
+    from infra.models.catalog import DEFAULT_CATALOG_DIR, load_catalog
+
+    src = yaml.safe_load((DEFAULT_CATALOG_DIR / "network_switches" /
+                          "nvidia-quantum-2-qm9700.yaml").read_text())
+    for k in ("typical_w", "max_power_w"):
+        src.pop(k)
+        src["figure_sources"].pop(k)
+    src.update(slug="acme-ndr-switch", power_bound_w=1500)
+    src["figure_sources"]["power_bound_w"] = "EST"
+    mine = tmp_path / "cat" / "network_switches"
+    mine.mkdir(parents=True)
+    (mine / "acme-ndr-switch.yaml").write_text(yaml.safe_dump(src, sort_keys=False))
+    design = tmp_path / "su.yaml"
+    design.write_text((DESIGNS / "gb200_nvl72_576.yaml").read_text().replace(
+        "switch: nvidia-quantum-2-qm9700", "switch: acme-ndr-switch"))
+    cat = load_catalog([DEFAULT_CATALOG_DIR, mine.parent])
+    shipped, a = analyze_file(DESIGNS / "gb200_nvl72_576.yaml", catalog), analyze_file(design, cat)
+    n_sw = sum(t.switches for f in a.fabrics for t in f.tiers)
+    assert n_sw > 0 and a.power.unknown == ("acme-ndr-switch",)
+    assert a.power.unknown_bound_kw == pytest.approx(n_sw * 1.5)  # not None
+    assert a.power.it_kw == pytest.approx(shipped.power.it_kw - n_sw * 1.096)
+    row = next(r for r in a.tables()["assumptions"]
+               if r["item"].startswith("power of the unknown parts"))
+    assert row["value"] == pytest.approx(n_sw * 1.5)

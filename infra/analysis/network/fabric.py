@@ -78,6 +78,9 @@ class FabricResult:
     power_kw: float = 0.0  # switches + switch-side optics; IT load outside the racks
     node_optics_kw: float = 0.0  # node-end optics (+ node half of active cables)
     unknown_power: tuple[str, ...] = ()
+    # at most this many W from the unknown parts (their power_bound_w x count); None:
+    # one has no stated bound
+    unknown_bound_w: float | None = 0.0
     power_typical_kw: float = 0.0  # as power_kw, at typical figures where published
     node_optics_typical_kw: float = 0.0
 
@@ -208,8 +211,24 @@ def _per(transceiver_or_cable, rate: float, err, where: tuple) -> int:
 
 
 def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
+    from infra.analysis.power.power_figures import overrides_of, part_figure
+
     unknown: set[str] = set()
     power_w = node_w = typ_w = node_typ_w = 0.0
+    bound: list[float | None] = []  # n x power_bound_w of each unknown part
+    overrides = overrides_of(rd.design)
+
+    def figure(part, n: int) -> tuple[float, float, float | None]:
+        """(max W, typical W, max W or None if unknown) of n parts: the design's power
+        override, else the catalog's figure; an unknown part adds 0 W, is listed, and
+        its stated power_bound_w bounds it."""
+        f = part_figure(part, rd.catalog, overrides)
+        if f.unknown:
+            unknown.add(part.slug)
+            bound.append(None if f.bound_w is None else n * f.bound_w)
+            return 0.0, 0.0, None
+        return n * f.max_w, n * f.typical_w, n * f.max_w
+
     planes = res.planes
     for i, (t, ts, sw) in enumerate(zip(res.spec.tiers, res.tree.tiers, switches)):
         m: LinkMedia = t.down
@@ -218,23 +237,21 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
         for end in ("lower", "switch_end"):
             slug = m.lower if end == "lower" else m.switch_end
             if slug is None:
-                counts[end] = (None, 0)
+                counts[end] = (None, 0, 0.0)
                 continue
             opt = rd.catalog.get(slug, "optic", file=str(rd.file),
                                  path=("fabrics", res.name, "tiers", i, "down"))
             n = math.ceil(links / _per(opt, res.link_gbit_s, err, ("tiers", i, "down")))
-            counts[end] = (slug, n)
             res.transceivers[slug] += n
             _reach(opt, m, err, i)
-            if opt.max_power_w is None:
-                unknown.add(slug)
-            typ = opt.typical_w or opt.max_power_w or 0
+            mx, typ, known = figure(opt, n)
+            counts[end] = (slug, n, known)
             if i == 0 and end == "lower":
-                node_w += n * (opt.max_power_w or 0)
-                node_typ_w += n * typ
+                node_w += mx
+                node_typ_w += typ
             else:
-                power_w += n * (opt.max_power_w or 0)
-                typ_w += n * typ
+                power_w += mx
+                typ_w += typ
         cable, n_cables = None, 0
         if m.cable:
             c = rd.catalog.get(m.cable, "cable", file=str(rd.file),
@@ -253,15 +270,14 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             cable, n_cables = "fibre (one per link)", links
             res.cables[cable] += links
         n_sw = ts.switches * planes
-        sw_kw = None if sw.max_power_w is None else w_to_kw(n_sw * sw.max_power_w)
-        if sw.max_power_w is None:
-            unknown.add(sw.slug)
-        power_w += n_sw * (sw.max_power_w or 0)
-        typ_w += n_sw * (sw.typical_w or sw.max_power_w or 0)
+        mx, typ, known = figure(sw, n_sw)
+        sw_kw = None if known is None else w_to_kw(known)
+        power_w += mx
+        typ_w += typ
         tr_kw = None
-        tr_w = [rd.catalog.get(s).max_power_w for s, n in counts.values() if s]
+        tr_w = [w for s, _, w in counts.values() if s]
         if tr_w and all(w is not None for w in tr_w):
-            tr_kw = w_to_kw(sum(n * rd.catalog.get(s).max_power_w for s, n in counts.values() if s))
+            tr_kw = w_to_kw(sum(tr_w))
         res.tiers.append(TierRow(
             res.name, t.role, sw.slug, n_sw, ts.radix, res.link_gbit_s, t.oversubscription,
             links, ts.ports_used * planes, ts.ports_free * planes,
@@ -272,6 +288,7 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
     res.power_typical_kw = w_to_kw(typ_w)
     res.node_optics_typical_kw = w_to_kw(node_typ_w)
     res.unknown_power = tuple(sorted(unknown))
+    res.unknown_bound_w = None if any(b is None for b in bound) else sum(bound)
 
 
 def _reach(part, media: LinkMedia, err, tier: int) -> None:

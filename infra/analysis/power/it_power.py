@@ -238,8 +238,10 @@ def design_power(rd: ResolvedDesign, fabrics: list | None = None) -> DesignPower
     typ = sum(r.it_typical_kw * r.racks for r in racks) + fabric_typ + node_typ + xr_typ
     unknown = sorted({u for r in racks for u in r.unknown} | {u for f in fabrics for u in f.unknown_power})
     bounds = [None if r.unknown_bound_kw is None else r.unknown_bound_kw * r.racks for r in racks]
-    bound = None if any(b is None for b in bounds) or any(f.unknown_power for f in fabrics) \
-        else sum(bounds)
+    # a fabric's unknown parts are bounded by their power_bound_w as a rack's are
+    bounds += [None if getattr(f, "unknown_bound_w", None) is None and f.unknown_power
+               else w_to_kw(getattr(f, "unknown_bound_w", 0.0) or 0.0) for f in fabrics]
+    bound = None if any(b is None for b in bounds) else sum(bounds)
     pue = rd.design.assumptions.pue
     ov = tuple((o.type, o.max_w, o.typical_w, o.source) for o in rd.design.power_overrides)
     return DesignPower(racks, it, it * pue, pue, tuple(unknown), fabric, typ, bound, node,
