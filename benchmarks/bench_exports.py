@@ -47,8 +47,8 @@ def infra_cmd() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "infra.cli"]
 
 
-def run_child(argv: list[str], timeout: float, cwd: Path,
-              env: dict | None = None) -> tuple[int, float, float, float]:
+def run_child(argv: list[str], timeout: float, cwd: Path, env: dict | None = None,
+              ok: tuple[int, ...] = (0, 2)) -> tuple[int, float, float, float]:
     """(exit code, wall s, CPU s, peak RSS MiB) of one child process; rc -9 on timeout."""
     t0 = time.monotonic()
     p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -67,7 +67,7 @@ def run_child(argv: list[str], timeout: float, cwd: Path,
     wall = time.monotonic() - t0
     rc = os.waitstatus_to_exitcode(status)
     p.returncode = rc
-    if rc not in (0, 2):
+    if rc not in ok:
         err = p.stderr.read().decode(errors="replace")[-2000:]
         print(f"    (exit {rc}) {err}", file=sys.stderr)
     p.stderr.close()

@@ -1,0 +1,91 @@
+"""Scan ``infra ingest`` and ``infra diff`` over synthetic inventories of 1k to 20k nodes.
+
+Every node is a copy of the ``hgx-h100-clean`` fixture dump (8 H100, ConnectX-7), named
+``r{rack:03d}n{slot:02d}`` like the nodes of a generated design of 4 x DGX H100 racks
+(``benchmarks/bench_scale.py``'s ``dgx`` kind, 3-tier rail fabric) with as many nodes.
+Each command is a fresh process timed with ``os.wait4``: CPU = user+sys, peak = max
+RSS; the log-log slope of CPU between sizes is printed (1.0 = linear in nodes).
+
+Run::
+
+    python benchmarks/bench_ingest_scale.py                       # 1,024 ... 20,480 nodes
+    python benchmarks/bench_ingest_scale.py --sizes 1024,2048 --commands diff
+
+Targets (issue 33, 2-core machine): ``infra diff`` of 10,000 nodes <= 15 s CPU and
+<= 300 MiB; 20,000 nodes within 2.1x of 10,000. The inventory is hard links of one
+dump per file, so building 20,000 nodes takes seconds and little disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NODE = ROOT / "tests/fixtures/inventory/hgx-h100-clean/r001n01"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def inventory(nodes: int, directory: Path) -> Path:
+    """``directory`` filled with ``nodes`` host dumps, hard links of the fixture's files."""
+    directory.mkdir(parents=True, exist_ok=True)
+    files = [p for p in NODE.rglob("*") if p.is_file()]
+    for k in range(nodes):
+        host = directory / f"r{k // 4 + 1:03d}n{k % 4 + 1:02d}"
+        for f in files:
+            dst = host / f.relative_to(NODE)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(f, dst)
+            except OSError:
+                dst.write_bytes(f.read_bytes())
+    return directory
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1024,2048,5120,10240,20480")
+    ap.add_argument("--commands", default="ingest,diff")
+    ap.add_argument("--timeout", type=float, default=600.0)
+    args = ap.parse_args()
+    scale, ex = _load("bench_scale"), _load("bench_exports")
+    cmd = ex.infra_cmd()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"fresh process per run; CPU = user+sys, peak = max RSS; load {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        cases = {}
+        for n in sizes:
+            design = scale.generate("dgx", n * 8, tmp)  # 4 nodes a rack, 32 a pod
+            cases[n] = (design, inventory(n, tmp / f"inv{n}"))
+        for command in args.commands.split(","):
+            prev = None
+            for n, (design, inv) in cases.items():
+                out = tmp / f"out-{command}-{n}"
+                if command == "ingest":
+                    argv = cmd + ["ingest", str(inv), "--to-design", str(out / "d.yaml")]
+                else:
+                    argv = cmd + ["diff", str(design), "--inventory", str(inv), "--format", "json",
+                                  "-o", str(out)]
+                rc, wall, cpu, mib = ex.run_child(argv, args.timeout, ROOT, ok=(0, 1))
+                slope = ""
+                if prev:
+                    slope = f"  slope {math.log(cpu / prev[1]) / math.log(n / prev[0]):+.2f}"
+                print(f"{command:6s} {n:>6,} nodes: {cpu:7.2f} s CPU {wall:7.2f} s wall "
+                      f"{mib:6.0f} MiB  {1000 * cpu / n:5.2f} ms/node  exit {rc}{slope}", flush=True)
+                prev = (n, cpu)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
