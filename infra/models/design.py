@@ -54,6 +54,16 @@ class ScaleUp(Strict):
         "tier, shared evenly over the domains (DGX GH200).")
     cross_rack_cable: Slug | None = Field(
         None, description="Catalog cable set joining the racks' NVLink switch trays (counted in the BOM).")
+    torus: list[PositiveCount] | None = Field(
+        None, description="Switchless ring or torus domain: chips per dimension, wrap-around in each "
+        "(TPU v5p pod [16, 20, 28]; Trn2 UltraServer [4, 4, 4]). One instance of the pod is one domain; "
+        "its chips (ring / torus GPUs, catalog scale_up.topology) must number the product.")
+    block: list[PositiveCount] | None = Field(
+        None, description="Torus only: chips per block (a rack's 4x4x4 cube), numbered first, x fastest; "
+        "blocks then fill the torus. Each entry must divide the torus's. Unset: the whole torus.")
+    block_joins: Literal["cables", "optical_circuit_switch"] = Field(
+        "cables", description="Torus only: how blocks join. optical_circuit_switch: the links between "
+        "blocks pass an OCS (TPU), so a failed block is switched out of the torus and the rest stays one.")
 
 
 class PodCooling(Strict):
@@ -61,6 +71,10 @@ class PodCooling(Strict):
 
     type: Slug = Field(description="Slug of a catalog cooling unit (kind: cooling_unit).")
     count: PositiveCount | None = Field(None, description="Units installed; unset: sized by the cooling analysis.")
+    spares: Count | None = Field(
+        None, description="Spare units beyond those the heat needs (N + spares). Unset: 1 when the "
+        "analysis sizes the units (N+1, so one unit's failure leaves no heat unremoved), none "
+        "required when count is given; 0: N, no spare. With count, fewer than N + spares is a finding.")
 
 
 class Pod(Strict):

@@ -73,7 +73,13 @@ FIELD_DOCS: dict[str, str] = {
                           "ports; a tray that uses more is an error. Unset: none on the die."),
     "ScaleUpPorts.link_gbyte_s": "Bandwidth of one link in GB/s, per direction.",
     "ScaleUpPorts.topology": ("switched: links go to scale-up switch chips; mesh: one link "
-                              "straight to each peer GPU of the server, no switch."),
+                              "straight to each peer GPU of the server, no switch; ring / "
+                              "torus: links straight to the neighbours of a ring or an "
+                              "n-dimensional torus (wrap-around) whose shape the pod's "
+                              "scale_up.torus gives."),
+    "ScaleUpPorts.torus_links": ("Ring / torus chips: links per dimension, both neighbours "
+                                 "together (even; must add up to links). TPU v5p [2, 2, 2]; "
+                                 "a ring chip defaults to [links]."),
     "PcieHost.gen": "PCIe generation of the host link (1-6).",
     "PcieHost.lanes": "PCIe lanes of the host link (x16...).",
     # CPU

@@ -104,18 +104,55 @@ class PeakSparseTflops(Strict):
 
 
 class ScaleUpPorts(Strict):
-    """A GPU's scale-up (NVLink / Infinity Fabric) ports."""
+    """A GPU's scale-up (NVLink / Infinity Fabric / ICI / NeuronLink) ports.
+
+    ``ring`` and ``torus`` chips join their neighbours directly, no switch: a pod's
+    ``scale_up.torus`` gives the domain's shape (chips per dimension, wrap-around in each)
+    and ``torus_links`` how many of the chip's links go to each dimension (both
+    neighbours together: TPU v5p ``[2, 2, 2]``, one link to each of its 6 neighbours).
+    """
 
     technology: str
     links: PositiveCount
     link_gbyte_s: PosFloat  # per link, per direction
-    topology: Literal["switched", "mesh"] = "switched"
+    topology: Literal["switched", "mesh", "ring", "torus"] = "switched"
     ports_per_link: PositiveCount = 1  # Gaudi 3: 3 x 200 GbE bundled per peer
+    torus_links: list[PositiveCount] | None = None  # ring / torus: links per dimension
 
     @property
     def gbyte_s(self) -> float:
         """Per-GPU scale-up bandwidth, per direction."""
         return self.links * self.link_gbyte_s
+
+    @property
+    def dimensions(self) -> tuple[int, ...]:
+        """Links per dimension of a ring (one dimension) or torus chip; () otherwise."""
+        if self.topology == "ring":
+            return tuple(self.torus_links or (self.links,))
+        return tuple(self.torus_links or ())
+
+    @model_validator(mode="after")
+    def _check_torus(self):  # noqa: ANN202
+        dims = self.torus_links
+        if self.topology in ("switched", "mesh"):
+            if dims is not None:
+                raise ValueError(f"torus_links is for ring and torus chips; topology is {self.topology}")
+            return self
+        if self.topology == "torus" and not dims:
+            raise ValueError("a torus chip needs torus_links: its links per dimension "
+                             "(TPU v5p: [2, 2, 2], one to each of 6 neighbours)")
+        if self.topology == "ring" and dims is not None and len(dims) != 1:
+            raise ValueError(f"a ring has one dimension; torus_links has {len(dims)} "
+                             "(use topology: torus)")
+        dims = self.dimensions
+        if sum(dims) != self.links:
+            raise ValueError(f"torus_links {list(dims)} add up to {sum(dims)} links, the chip "
+                             f"declares {self.links}")
+        odd = [i for i, n in enumerate(dims) if n % 2]
+        if odd:
+            raise ValueError(f"torus_links[{odd[0]}] = {dims[odd[0]]}: a dimension's links go "
+                             "half to each of its two neighbours, so the count must be even")
+        return self
 
 
 class PcieHost(Strict):

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from infra.errors import DesignError, InfeasibleDesignError, InfraError, did_you_mean
 from infra.models.catalog import Catalog, load_catalog, validation_error
-from infra.models.design import Design
+from infra.models.design import Design, ScaleUp
 from infra.models.parts import Cable, Part
 from infra.models.systems import ComputeTray, CoolingUnit, Rack
 from infra.models.yamlio import line_of, read_yaml
@@ -76,6 +76,7 @@ class DomainShape:
     count: int  # how many such domains the cluster has
     pod: str | None
     cross_rack_cable: Cable | None = None
+    torus: ScaleUp | None = None  # the pod's scale_up when it declares a switchless ring / torus domain
 
 
 @dataclass(frozen=True)
@@ -302,6 +303,12 @@ class _Resolver:
         return out
 
     def pod_domains(self, name: str, pod, mult: int) -> None:
+        if pod.scale_up and pod.scale_up.torus:
+            self.torus_domain(name, pod, mult)
+            return
+        if pod.scale_up and pod.scale_up.block:
+            raise self.err("scale_up.block is for torus domains; this pod has no scale_up.torus",
+                           ("pods", name, "scale_up", "block"), cls=InfeasibleDesignError)
         switched = {r: n for r, n in pod.racks.items()
                     if self.out.layouts[r].count("nvlink_switch_tray")}
         # racks holding only NVLink switch trays form a second tier over the compute racks
@@ -333,6 +340,32 @@ class _Resolver:
         for rack, n in switched.items():
             self.add_domain(name, {rack: rpd}, mult * (n // rpd), cable)
 
+    def torus_domain(self, name: str, pod, mult: int) -> None:
+        """One switchless ring / torus domain per instance of the pod (its racks listed
+        directly); the chip count and the chips' ports are checked when the graph is built
+        (:mod:`infra.topology.scaleup`)."""
+        su = pod.scale_up
+        where = ("pods", name, "scale_up")
+        if pod.pods:
+            raise self.err("a torus domain's pod lists its racks directly (racks:), not nested "
+                           "pods", ("pods", name, "pods"), hint="nest the torus pod in another "
+                           "pod instead", cls=InfeasibleDesignError)
+        if su.racks_per_domain != 1 or su.cross_rack_cable:
+            raise self.err("scale_up.torus makes one domain of the whole pod; racks_per_domain "
+                           "and cross_rack_cable are for NVLink switch domains", where,
+                           cls=InfeasibleDesignError)
+        for rack in pod.racks:
+            if self.out.layouts[rack].count("nvlink_switch_tray"):
+                raise self.err(f"rack layout {rack!r} holds NVLink switch trays, but the pod's "
+                               "scale_up.torus joins chips without switches",
+                               ("pods", name, "racks", rack), cls=InfeasibleDesignError)
+        if su.block is not None:
+            if len(su.block) != len(su.torus) or any(t % b for t, b in zip(su.torus, su.block)):
+                raise self.err(f"scale_up.block {list(su.block)} must have one entry per torus "
+                               f"dimension, each dividing torus {list(su.torus)}",
+                               where + ("block",), cls=InfeasibleDesignError)
+        self.add_domain(name, dict(pod.racks), mult, None, torus=su)
+
     def tiered_domains(self, name: str, switched: dict, spine: dict, rpd: int, mult: int,
                        cable) -> None:
         """Domains of ``rpd`` compute racks each, sharing the pod's switch-only racks evenly."""
@@ -352,12 +385,12 @@ class _Resolver:
         shape = {rack: rpd, **{s: k // domains for s, k in spine.items()}}
         self.add_domain(name, shape, mult * domains, cable)
 
-    def add_domain(self, pod, shape: dict[str, int], count: int, cable) -> None:
-        key = tuple(sorted(shape.items()))
+    def add_domain(self, pod, shape: dict[str, int], count: int, cable, torus=None) -> None:
+        key = tuple(sorted(shape.items())) if torus is None else tuple(shape.items())
         i = self._domains.get((key, pod))
         if i is not None:
             s = self.out.domain_shapes[i]
-            self.out.domain_shapes[i] = DomainShape(key, s.count + count, pod, cable)
+            self.out.domain_shapes[i] = DomainShape(key, s.count + count, pod, cable, torus)
             return
         self._domains[(key, pod)] = len(self.out.domain_shapes)
-        self.out.domain_shapes.append(DomainShape(key, count, pod, cable))
+        self.out.domain_shapes.append(DomainShape(key, count, pod, cable, torus))

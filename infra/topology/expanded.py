@@ -41,6 +41,10 @@ def _place(rd, g, name: str, prefix: str, shapes, counter, max_gpus: int) -> Non
     for sub, n in pod.pods.items():
         for i in range(n):
             _place(rd, g, sub, f"{prefix}.{sub}{i}", shapes, counter, max_gpus)
+    if pod.scale_up and pod.scale_up.torus:  # one switchless ring / torus domain per pod
+        key = " + ".join(f"{n} x {l}" for l, n in pod.racks.items())
+        _add(g, shapes[f"{name} ({key})"].graph, f"{prefix}.dom0", counter, max_gpus)
+        return
     rpd = pod.scale_up.racks_per_domain if pod.scale_up else 1
     switched = [r for r, n in pod.racks.items() for _ in range(n)
                 if rd.layouts[r].count("nvlink_switch_tray") and rd.layouts[r].count("compute_tray")]

@@ -45,6 +45,7 @@ Example
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field, fields, replace
 
@@ -89,10 +90,16 @@ class ScaleUpDomain:
     switch_chips: int
     cross_rack_links: int
     graph: nx.Graph = field(repr=False)
-    topology: str = "switched"  # switched | mesh | none
+    topology: str = "switched"  # switched | mesh | ring | torus | none
     tiers: tuple[SwitchTier, ...] = ()
     layouts: tuple[str, ...] = ()  # rack layouts the domain spans
     rack_layouts: tuple[str, ...] = ()  # layout of graph rack r<i>, by i
+    shape: tuple[int, ...] = ()  # ring / torus: chips per dimension
+    block: tuple[int, ...] = ()  # ring / torus: chips per block (numbered first)
+    block_joins: str = ""  # ring / torus: cables | optical_circuit_switch
+    diameter_hops: int = 0  # links crossed between the farthest two GPUs
+    mean_hops: float = 0.0  # links crossed, mean over GPU pairs (from the first GPU)
+    warnings: tuple[str, ...] = ()  # declared links that cannot all be used, and why
 
     @property
     def tiered(self) -> bool:
@@ -108,9 +115,33 @@ def scale_up_domains(rd: ResolvedDesign) -> list[ScaleUpDomain]:
     cached = rd.__dict__.get("_domains")
     if cached is None:
         built: dict[tuple, ScaleUpDomain] = {}
-        cached = [_shared_rack_domain(rd, s, built) for s in rd.domain_shapes] + _tray_domains(rd)
+        cached = [torus_domain(rd, s) if s.torus is not None else _shared_rack_domain(rd, s, built)
+                  for s in rd.domain_shapes] + _tray_domains(rd)
+        for d in cached:
+            check_consistency(d, rd)
         rd.__dict__["_domains"] = cached
     return cached
+
+
+def check_consistency(dom: ScaleUpDomain, rd: ResolvedDesign | None = None) -> None:
+    """No figure may exceed what the links carry (issue 29, item 2): the per-GPU figure
+    is at most the GPU's declared links x rate, the bisection at most half the GPUs x the
+    per-GPU figure. A breach is an internal inconsistency: an error, never a figure."""
+    su = dom.gpu.scale_up
+    where = {"file": str(rd.file) if rd is not None and rd.file else None}
+    declared = su.gbyte_s if su is not None else 0.0
+    if dom.gbyte_s_per_gpu > declared * (1 + 1e-9):
+        raise TopologyError(f"scale-up domain {dom.name!r}: {dom.gbyte_s_per_gpu:,.1f} GB/s per GPU "
+                            f"exceeds the {declared:,.1f} GB/s its declared links carry "
+                            f"({dom.gpu.slug})", hint="an internal inconsistency: please report "
+                            "it with the design", **where)
+    cap = dom.gpus / 2 * dom.gbyte_s_per_gpu
+    if dom.bisection_gbyte_s > cap * (1 + 1e-9):
+        raise TopologyError(f"scale-up domain {dom.name!r}: bisection {dom.bisection_gbyte_s:,.1f} "
+                            f"GB/s exceeds what half its GPUs can send ({dom.gpus / 2:g} x "
+                            f"{dom.gbyte_s_per_gpu:,.1f} = {cap:,.1f} GB/s)",
+                            hint="an internal inconsistency: please report it with the design",
+                            **where)
 
 
 def nvlink_key(rd: ResolvedDesign, shape: DomainShape) -> tuple:
@@ -207,11 +238,12 @@ def _rack_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
         bis = min(bis, cross * b.t1_part.port_gbyte_s)
     if up:
         bis = min(bis, l2_cut(g, b.chips[1]))
+    diam, mean = _bfs_hops(g, "switched")
     return ScaleUpDomain(_domain_name(shape), "rack", shape.count,
                          b.gpus, b.gpu_part, len(racks), links, per_gpu, bis,
                          len(t1) + sum(len(c) for c in b.chips[2]), cross or up, g,
                          tiers=_tiers(g, b, cross, up), layouts=tuple(l for l, _ in shape.layouts),
-                         rack_layouts=tuple(compute + spine))
+                         rack_layouts=tuple(compute + spine), diameter_hops=diam, mean_hops=mean)
 
 
 class _Build:
@@ -370,8 +402,22 @@ def _tray_domain(rd: ResolvedDesign, tray: ComputeTray, trays: int) -> ScaleUpDo
                   "t0.baseboard", used)
     topology = "switched" if chips and su else "none"
     n = len(gpus)
+    warnings: list[str] = []
+    if su and su.topology in ("ring", "torus") and not chips and n > 1:
+        # ring / torus chips outside a pod with scale_up.torus: the tray's chips form one
+        # ring (the only shape a tray alone defines)
+        return _tray_ring(rd, tray, trays, g, [f"t0.{i.name}" for i in gpus], gpu)
     if su and su.topology == "mesh" and n > 1:
         topology = "mesh"
+        if su.links < n - 1:
+            raise TopologyError(
+                f"tray {tray.slug!r} joins {n} x {gpu.slug} in a full mesh, which needs {n - 1} "
+                f"links per GPU (one per peer); the GPU declares {su.links}", file=str(rd.file),
+                hint="give the GPU's scale_up the links it has per peer, or a ring / torus "
+                "topology (a mesh figure would count links the chip does not have)")
+        if su.links > n - 1:
+            warnings.append(f"{gpu.slug}: {su.links} {su.technology} links declared, {n - 1} used: a "
+                            f"full mesh of {n} GPUs takes one link per peer ({tray.slug})")
         for i in range(n):
             for j in range(i + 1, n):
                 g.add_edge(f"t0.{gpus[i].name}", f"t0.{gpus[j].name}", kind="nvlink", links=1,
@@ -385,5 +431,219 @@ def _tray_domain(rd: ResolvedDesign, tray: ComputeTray, trays: int) -> ScaleUpDo
         n_dom, size = trays, n
     if chips:
         _check_ports(rd, tray.slug, chips[0].part, used)  # type: ignore[arg-type]
-    return ScaleUpDomain(f"tray {tray.slug}", "tray" if size > 1 else "gpu", n_dom, size, gpu, 0,
-                         links, per_gpu, bis, len(chips), 0, g, topology)
+    dom = ScaleUpDomain(f"tray {tray.slug}", "tray" if size > 1 else "gpu", n_dom, size, gpu, 0,
+                        links, per_gpu, bis, len(chips), 0, g, topology, warnings=tuple(warnings))
+    dom.diameter_hops, dom.mean_hops = (1, 1.0) if topology == "mesh" else _bfs_hops(g, topology)
+    return dom
+
+
+def _tray_ring(rd: ResolvedDesign, tray: ComputeTray, trays: int, g: nx.Graph,
+               names: list[str], gpu: Gpu) -> ScaleUpDomain:
+    """Ring / torus chips of one tray outside any torus pod: the tray's chips joined in
+    one ring over the chip's first dimension; every other dimension's links are unused
+    (a warning says so: the pod's ``scale_up.torus`` is what gives them neighbours)."""
+    su = gpu.scale_up
+    dims = su.dimensions  # type: ignore[union-attr]
+    n = len(names)
+    for i, a in enumerate(names):
+        b = names[(i + 1) % n]
+        per = dims[0] if n == 2 else dims[0] // 2
+        if g.has_edge(a, b):
+            continue
+        g.add_edge(a, b, kind="nvlink", links=per, gbyte_s=per * su.link_gbyte_s,  # type: ignore[union-attr]
+                   via="t0.baseboard", dim=0)
+    warnings = [f"{gpu.slug}: {su.links} {su.technology} links declared, {dims[0]} used: "  # type: ignore[union-attr]
+                f"outside a pod with scale_up.torus the {n} chips of {tray.slug} form one ring "
+                "(the other dimensions have no neighbours)"] if su.links > dims[0] else []  # type: ignore[union-attr]
+    shape = (n,)
+    bis = torus_bisection(shape, (dims[0],), su.link_gbyte_s)  # type: ignore[union-attr]
+    diam, mean = torus_hops(shape)
+    return ScaleUpDomain(f"tray {tray.slug}", "tray", trays, n, gpu, 0, dims[0],
+                         dims[0] * su.link_gbyte_s, bis, 0, 0, g, "ring",  # type: ignore[union-attr]
+                         shape=shape, block=shape, block_joins="cables", diameter_hops=diam,
+                         mean_hops=mean, warnings=tuple(warnings))
+
+
+# ---------------------------------------------------------------------------------------
+# Switchless rings and tori (TPU ICI, Trainium NeuronLink): issue 29, item 1
+
+
+def torus_bisection(shape: tuple[int, ...], dim_links: tuple[int, ...], link_gbyte_s: float) -> float:
+    """Bisection (GB/s per direction) of a torus with wrap-around in every dimension.
+
+    A cut across dimension *d* (``k_d`` chips) meets the ``N / k_d`` rings of that
+    dimension twice each (the wrap-around), so it crosses ``2 N / k_d`` neighbour pairs of
+    ``dim_links[d] / 2`` links each (``k_d = 2``: the two neighbours are one chip, joined
+    by all ``dim_links[d]`` links, the same total). The bisection is the smallest such cut:
+    for a k-ary n-cube, ``2 k^(n-1)`` neighbour pairs. Dimensions of one chip have no
+    neighbours and are never cut. ``tests/test_property.py`` checks it against min cuts
+    of the expanded graph.
+
+    >>> torus_bisection((4, 4, 4), (2, 2, 2), 100.0)   # 2 x 16 pairs x 1 link x 100 GB/s
+    3200.0
+    >>> torus_bisection((8,), (2,), 50.0)              # a ring: cut twice
+    100.0
+    """
+    n = math.prod(shape)
+    cuts = [2 * n / k * (dl / 2) * link_gbyte_s for k, dl in zip(shape, dim_links) if k > 1]
+    return min(cuts, default=0.0)
+
+
+def torus_hops(shape: tuple[int, ...]) -> tuple[int, float]:
+    """(diameter, mean hops between two distinct chips) of a torus with wrap-around:
+    per dimension the ring distance ``min(i, k - i)``; the diameter adds ``floor(k / 2)``.
+
+    >>> torus_hops((4, 4, 4))
+    (6, 3.0476190476190474)
+    """
+    n = math.prod(shape)
+    diam = sum(k // 2 for k in shape)
+    mean_all = sum(sum(min(i, k - i) for i in range(k)) / k for k in shape)  # self included
+    return diam, (mean_all * n / (n - 1) if n > 1 else 0.0)
+
+
+def _bfs_hops(g: nx.Graph, topology: str) -> tuple[int, float]:
+    """(diameter, mean) links from the first GPU to every other GPU over scale-up edges;
+    GPUs of a switched domain do not forward."""
+    gpus = sorted(n for n, d in g.nodes(data=True) if d.get("kind") == "gpu")
+    if len(gpus) < 2 or topology == "none":
+        return 0, 0.0
+    src, dist, frontier = gpus[0], {gpus[0]: 0}, [gpus[0]]
+    while frontier:
+        nxt = []
+        for u in frontier:
+            if u != src and g.nodes[u].get("kind") == "gpu" and topology == "switched":
+                continue
+            for v, d in g[u].items():
+                if d.get("kind") == "nvlink" and v not in dist:
+                    dist[v] = dist[u] + 1
+                    nxt.append(v)
+        frontier = nxt
+    far = [dist[n] for n in gpus[1:] if n in dist]
+    return (max(far), sum(far) / len(far)) if far else (0, 0.0)
+
+
+def torus_coords(i: int, shape: tuple[int, ...], block: tuple[int, ...]) -> tuple[int, ...]:
+    """Coordinates of chip ``i`` (numbered rack by rack, tray by tray): blocks are filled
+    first, x fastest; blocks then fill the torus, x fastest.
+
+    >>> torus_coords(5, (4, 4), (2, 2)), torus_coords(8, (4, 4), (2, 2))
+    ((3, 0), (0, 2))
+    """
+    per = math.prod(block)
+    b, j = divmod(i, per)
+    inner, outer = [], []
+    for k in block:
+        j, r = divmod(j, k)
+        inner.append(r)
+    for k, kb in zip(shape, block):
+        b, r = divmod(b, k // kb)
+        outer.append(r)
+    return tuple(o * kb + c for o, kb, c in zip(outer, block, inner))
+
+
+def torus_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
+    """A pod's switchless ring / torus domain (``pods.<pod>.scale_up.torus``).
+
+    Wiring: every chip joins its two neighbours in each dimension with half its links of
+    that dimension (``torus_links``), wrap-around included; a dimension of 2 chips joins
+    the pair with all of them. Links inside a rack are carried by the rack's backplane
+    (``r<i>.backplane``); links between blocks joined by optical circuit switches by
+    ``ocs`` (one node for the OCS layer: its switches are not counted, see the scale-up
+    guide); other links between racks by ``xrack``.
+    """
+    spec = shape.torus
+    dims = tuple(spec.torus)  # type: ignore[union-attr]
+    block = tuple(spec.block or dims)  # type: ignore[union-attr]
+    path = ("pods", shape.pod or "", "scale_up", "torus")
+    where = {"file": str(rd.file), "path": path,
+             "line": line_of(rd.file, path) if rd.file else None}
+    g = nx.Graph()
+    chips: list[str] = []
+    rack_of: list[int] = []
+    gpu_part: Gpu | None = None
+    racks = [name for name, n in shape.layouts for _ in range(n)]
+    for r, lname in enumerate(racks):
+        rack = f"r{r}"
+        g.add_node(rack, kind="rack", slug=rd.layouts[lname].rack.slug)
+        g.add_node(f"{rack}.backplane", kind="nvlink_backplane")
+        g.add_edge(rack, f"{rack}.backplane", kind="contains")
+        t = 0
+        for item in rd.layouts[lname].of_kind("compute_tray"):
+            lay = expand_tray(item.part, rd.catalog)  # type: ignore[arg-type]
+            for _ in range(item.count):
+                tn = f"{rack}.t{t}"
+                g.add_node(tn, kind="compute_tray", slug=item.part.slug, rack=rack)
+                g.add_edge(rack, tn, kind="contains")
+                for inst in lay.of_kind("gpu"):
+                    part: Gpu = inst.part  # type: ignore[assignment]
+                    if gpu_part is not None and part.slug != gpu_part.slug:
+                        raise TopologyError(f"a torus domain joins one chip type; pod "
+                                            f"{shape.pod!r} holds {gpu_part.slug} and {part.slug}",
+                                            **where)
+                    gpu_part = part
+                    gn = f"{tn}.{inst.name}"
+                    g.add_node(gn, kind="gpu", slug=part.slug, tray=tn, rack=rack)
+                    g.add_edge(tn, gn, kind="contains")
+                    chips.append(gn)
+                    rack_of.append(r)
+                t += 1
+    n = math.prod(dims)
+    su = gpu_part.scale_up if gpu_part is not None else None
+    if su is None or su.topology not in ("ring", "torus"):
+        what = "no chips" if gpu_part is None else (
+            f"{gpu_part.slug} (scale_up: {su.topology if su else 'none'})")
+        raise TopologyError(f"pod {shape.pod!r}: scale_up.torus joins ring / torus chips; it holds "
+                            f"{what}", hint="use chips whose catalog scale_up.topology is ring or "
+                            "torus, or remove scale_up.torus", **where)
+    if len(chips) != n:
+        raise TopologyError(f"pod {shape.pod!r} holds {len(chips):,} chips; a "
+                            f"{'x'.join(map(str, dims))} torus needs {n:,}",
+                            hint="make the torus's dimensions multiply to the pod's chips", **where)
+    cdims = su.dimensions
+    if len(dims) != len(cdims):
+        raise TopologyError(f"pod {shape.pod!r}: a {len(dims)}-dimensional torus, but "
+                            f"{gpu_part.slug} has links for {len(cdims)} dimension(s) "  # type: ignore[union-attr]
+                            f"(torus_links {list(cdims)})", hint="give the torus one entry per "
+                            "dimension of the chip (1 for a dimension not used)", **where)
+    joins = spec.block_joins  # type: ignore[union-attr]
+    coords = [torus_coords(i, dims, block) for i in range(n)]
+    index = {c: i for i, c in enumerate(coords)}
+    bcoord = [tuple(x // kb for x, kb in zip(c, block)) for c in coords]
+    for i, c in enumerate(coords):
+        for d, k in enumerate(dims):
+            if k < 2:
+                continue
+            nb = list(c)
+            nb[d] = (c[d] + 1) % k
+            j = index[tuple(nb)]
+            m = cdims[d] if k == 2 else cdims[d] // 2
+            if rack_of[i] == rack_of[j]:
+                via = f"r{rack_of[i]}.backplane"
+            elif joins == "optical_circuit_switch" and bcoord[i] != bcoord[j]:
+                via = "ocs"
+            else:
+                via = "xrack"
+            if not g.has_node(via):
+                g.add_node(via, kind="nvlink_backplane")
+            if not g.has_edge(chips[i], chips[j]):
+                g.add_edge(chips[i], chips[j], kind="nvlink", links=m,
+                           gbyte_s=m * su.link_gbyte_s, via=via, dim=d)
+    used = sum(dl for k, dl in zip(dims, cdims) if k > 1)
+    warnings = []
+    idle = [d for d, k in enumerate(dims) if k == 1]
+    if idle:
+        warnings.append(f"{gpu_part.slug}: {su.links} {su.technology} links declared, {used} used: "  # type: ignore[union-attr]
+                        f"dimension(s) {', '.join(map(str, idle))} of the "
+                        f"{'x'.join(map(str, dims))} torus hold one chip, so their "
+                        f"{sum(cdims[d] for d in idle)} links have no neighbour")
+    bis = torus_bisection(dims, cdims, su.link_gbyte_s)
+    diam, mean = torus_hops(dims)
+    topology = "ring" if sum(1 for k in dims if k > 1) <= 1 else "torus"
+    return ScaleUpDomain(_domain_name(shape), "rack", shape.count, n, gpu_part, len(racks),  # type: ignore[arg-type]
+                         used, used * su.link_gbyte_s, bis, 0,
+                         sum(d["links"] for _, _, d in g.edges(data=True)
+                             if d.get("via") in ("xrack", "ocs")),
+                         g, topology, layouts=tuple(l for l, _ in shape.layouts),
+                         rack_layouts=tuple(racks), shape=dims, block=block, block_joins=joins,
+                         diameter_hops=diam, mean_hops=mean, warnings=tuple(warnings))

@@ -1,7 +1,11 @@
 """Per-GPU bandwidth: scale-up (NVLink) and scale-out (nominal vs effective), per tray type.
 
-- Scale-up: links x per-link rate per direction, from the GPU type; domain size and
-  bisection from :mod:`infra.topology.scaleup`.
+- Scale-up: links in use x per-link rate per direction, from the GPU type; domain size,
+  bisection and hop counts (diameter, mean from the first GPU) from
+  :mod:`infra.topology.scaleup`, which refuses any figure above what the links carry
+  (per GPU <= declared links x rate; bisection <= half the GPUs x per-GPU). Rings and
+  tori (TPU ICI, Trainium NeuronLink) join chips without switches, across servers and
+  racks: per chip, the links of every dimension with more than one chip.
 - Scale-out nominal: the sum of the NIC interfaces assigned to the GPU (scale-out or
   converged networks). Effective: its max-min fair share with every GPU and CPU driving
   all its interfaces at once (:mod:`infra.analysis.network.pcie`).
@@ -42,6 +46,10 @@ class TrayBandwidth:
     front_end_gbit_s_per_tray_nominal: float
     pcie_max_oversubscription: float
     worst_link: str
+    scale_up_topology: str = "none"  # switched | mesh | ring | torus | none
+    scale_up_shape: str = ""  # ring / torus: chips per dimension, 16x20x28
+    scale_up_diameter_hops: int = 0  # links crossed between the farthest two GPUs
+    scale_up_mean_hops: float = 0.0  # links crossed, mean over GPU pairs
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,8 @@ def _row(slug: str, n: int, tc: TrayContention, dom: ScaleUpDomain, rd) -> TrayB
         dom.bisection_gbyte_s,
         gpu_bw[worst_gpu][0] if gpus else 0.0, gpu_bw[worst_gpu][1] if gpus else 0.0, worst_gpu,
         cpu_bw[worst_cpu][0] if worst_cpu else 0.0, cpu_bw[worst_cpu][1] if worst_cpu else 0.0,
-        fe, fe_nominal, worst.oversubscription if worst else 0.0, worst.link if worst else "")
+        fe, fe_nominal, worst.oversubscription if worst else 0.0, worst.link if worst else "",
+        dom.topology, "x".join(map(str, dom.shape)), dom.diameter_hops, round(dom.mean_hops, 4))
 
 
 def bandwidth_metrics(bw: DesignBandwidth) -> dict[str, float | int]:

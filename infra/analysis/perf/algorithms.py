@@ -14,6 +14,8 @@ all-to-all), 1 (broadcast).
 All-reduce, Simple protocol (the large-message bandwidth):
 - Ring: ``min(U, p x L)``: every channel's ring crosses each node boundary once, so the
   node's NICs together carry the ring (``p x L``); inside the node each GPU's links do.
+  A ring or torus domain (TPU ICI, Trainium NeuronLink) runs rings along every
+  dimension: ``U`` = the links in use x the per-link rate; NVLS never applies.
 - Tree (N > 1): double binary tree between nodes, a chain inside: each node sends and
   receives ``2(N-1)/N`` of the buffer over its NICs; each GPU of the chain sends the
   buffer up (reduce) and down (broadcast), twice over its links:
@@ -86,6 +88,12 @@ def job_bandwidth(t: DesignTiers, m: CollectiveModel, pl: Placement) -> JobBandw
     if t.scale_up_topology == "mesh":
         links = min(t.links_per_gpu, pl.ppn - 1)
         up_label = f"mesh links per GPU ({links} x {m.scale_up_link_gbyte_s:g} GB/s)"
+    elif t.scale_up_topology in ("ring", "torus"):
+        # a ring all-reduce over the torus: one ring per direction of every dimension, so
+        # every link in use carries it (the domain's links in use, not a slice's)
+        links = t.links_per_gpu
+        up_label = (f"{t.scale_up_topology} links per chip ({links} x "
+                    f"{m.scale_up_link_gbyte_s:g} GB/s)")
     else:
         links = t.links_per_gpu
         up_label = f"NVLink per GPU ({links} x {m.scale_up_link_gbyte_s:g} GB/s)"

@@ -49,7 +49,7 @@ class DesignTiers:
     model: CollectiveModel | None
     domain_gpus: int
     domains: int
-    scale_up_topology: str  # switched | mesh | none
+    scale_up_topology: str  # switched | mesh | ring | torus | none
     links_per_gpu: int
     link_line_gbyte_s: float  # per link, per direction
     gpus_per_node: int  # per fabric node (tray, server)

@@ -24,6 +24,7 @@ Everything is evaluated once per domain shape / tray type and multiplied by coun
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections import Counter
 from dataclasses import dataclass
@@ -102,6 +103,8 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
 
     if dom.tiered:
         return _tiered_failure(dom, dead, gpus, ok, mode)
+    if dom.topology in ("ring", "torus"):
+        return _torus_failure(dom, dead, gpus, lists)
     if dom.topology in ("none", "mesh"):
         parts = (tuple(1 for _ in alive) if dom.topology == "none"
                  else ((len(alive),) if alive else ()))
@@ -128,6 +131,51 @@ def domain_failure(dom: ScaleUpDomain, failed: set[str], mode: str) -> DomainFai
     deg = sorted(n for n in usable if links[n] < full)
     return DomainFailure(tuple(n for n in gpus if n not in usable), tuple(deg),
                          {n: links[n] / full for n in deg}, parts)
+
+
+def _torus_failure(dom: ScaleUpDomain, dead: set[str], gpus: list[str], lists) -> DomainFailure:
+    """A switchless ring / torus (TPU ICI, Trainium NeuronLink), whatever the partition mode:
+
+    - failed chips (and the chips of a failed tray or rack) are lost; a chip whose every
+      link failed is lost too; a chip that lost some links is degraded (share kept);
+    - the largest placeable slice: with optical circuit switches between blocks (TPU
+      cubes) the blocks holding a lost chip are switched out and the rest rejoined:
+      ``N - blocks hit x block``; without them the rings through a lost chip break, and
+      the largest slice that keeps every other ring whole leaves out the chip's slab
+      across the longest dimension: ``N - slabs hit x N / k_max`` (a ring: ``N - 1``, the
+      rest a line). Links lost without a chip lost leave every chip placeable.
+    """
+    full = dom.links_per_gpu
+    alive = [n for n in gpus if n not in dead]
+    links = {n: sum(d["links"] for u, v, via, d in lists.nvlink[n]
+                    if u not in dead and v not in dead and via not in dead) for n in alive}
+    lost = [n for n in gpus if n in dead or links.get(n, 0) == 0]
+    deg = sorted(n for n in alive if 0 < links[n] < full)
+    n_all = len(gpus)
+    if not lost:
+        parts: tuple[int, ...] = (n_all,)
+    else:
+        index = {g: i for i, g in enumerate(sorted(gpus, key=_chip_order))}
+        from infra.topology.scaleup import torus_coords
+        shape, block = dom.shape, dom.block or dom.shape
+        coords = [torus_coords(index[g], shape, block) for g in lost]
+        if dom.block_joins == "optical_circuit_switch":
+            hit = {tuple(x // b for x, b in zip(c, block)) for c in coords}
+            left = n_all - len(hit) * math.prod(block)
+        else:
+            d = max(range(len(shape)), key=lambda i: (shape[i], i))
+            left = n_all - len({c[d] for c in coords}) * (n_all // shape[d])
+        parts = (left,) if left > 0 else ()
+    return DomainFailure(tuple(lost), tuple(deg), {n: links[n] / full for n in deg}, parts)
+
+
+def _chip_order(name: str) -> tuple:
+    """r<i>.t<j>.<id><k> in numbering order (rack, tray, chip), as the torus numbers them."""
+    out = []
+    for part in name.split("."):
+        head = part.rstrip("0123456789")
+        out += [head, int(part[len(head):] or 0)]
+    return tuple(out)
 
 
 class _GraphLists:
@@ -332,6 +380,8 @@ class _Ctx:
                 k: sorted(x for x, d in g.nodes(data=True) if d["kind"] == k)
                 for k in ("gpu", "nvlink_switch_chip", "nvlink_switch_tray", "rack")}
         cases = [("gpu", first["gpu"][:1], dom.gpus * n, "one GPU")]
+        if dom.topology in ("ring", "torus"):
+            return self._torus_cases(dom, cases)
         if dom.tiered:
             cases += self._tier_cases(dom)
         elif first["nvlink_switch_chip"]:
@@ -358,6 +408,30 @@ class _Ctx:
             out.append((kind, what, count, eff, broken, note))
         if dom.topology == "mesh":
             out.append(self._mesh_link_case(dom))
+        return out
+
+    def _torus_cases(self, dom: ScaleUpDomain, cases: list) -> list[tuple]:
+        """One chip and one link of a ring / torus (rules: :func:`_torus_failure`)."""
+        out = []
+        for kind, failed, count, what in cases:
+            eff = self.effect(dom, set(failed))
+            broken = 0 if max(eff.partitions, default=0) == dom.gpus else 1
+            how = ("its cube is switched out by the optical circuit switches"
+                   if dom.block_joins == "optical_circuit_switch" else
+                   "the rings through it break; the largest slice leaves out its slab")
+            out.append((kind, f"one chip ({dom.gpu.slug})", count, eff, broken,
+                        f"{how}; slices left: {list(eff.partitions) or 'none'}"))
+        g = dom.graph
+        edges = [d for _, _, d in g.edges(data=True) if d.get("kind") == "nvlink"]
+        worst = max(edges, key=lambda d: d["links"], default=None)
+        if worst is not None:
+            full = dom.links_per_gpu
+            eff = Effect(0, 2, (full - worst["links"]) / full, (dom.gpus,))
+            out.append(("scale_up_link", f"one {dom.gpu.scale_up.technology} link",  # type: ignore[union-attr]
+                        len(edges) * dom.count, eff, 0,
+                        f"the ring through it becomes a line (dimension {worst.get('dim', 0)}); "
+                        f"{full - worst['links']}/{full} of each end's links left; every chip "
+                        "stays placeable"))
         return out
 
     @staticmethod

@@ -82,10 +82,12 @@ def failure_view(analysis, kind: str) -> FailureView:
     if kind in TRAY_KINDS:
         return _tray_failure(analysis, kind, row)
     dom = domains[0]
-    if kind == "scale_up_link":  # one peer link of a switchless mesh: its two ends degrade
-        dom = next(d for d in domains if d.topology == "mesh")
-        ends = next((u, v) for u, v, d in sorted(dom.graph.edges(data=True))
-                    if d.get("kind") == "nvlink")
+    if kind == "scale_up_link":  # one link of a switchless mesh / ring / torus: its ends degrade
+        dom = next(d for d in domains if d.topology in ("mesh", "ring", "torus"))
+        edges = [(u, v, d) for u, v, d in sorted(dom.graph.edges(data=True))
+                 if d.get("kind") == "nvlink"]
+        most = max(d["links"] for _, _, d in edges)  # the blast row's worst link
+        ends = next((u, v) for u, v, d in edges if d["links"] == most)
         kept = row["degraded_bandwidth_fraction"]
         return FailureView(kind, "domain", (), (), tuple(sorted(ends)), (dom.gpus,), dom,
                            kept_fraction={e: kept for e in ends}, blast=row, note=row["note"])
