@@ -365,3 +365,31 @@ def test_fabric_switch_power_bound_is_used(tmp_path, catalog):
     row = next(r for r in a.tables()["assumptions"]
                if r["item"].startswith("power of the unknown parts"))
     assert row["value"] == pytest.approx(n_sw * 1.5)
+
+
+@pytest.mark.parametrize("entry, units, spares, finding", [
+    # 326.4 kW of air heat (32 DGX H100 at 10.2 kW), 29 kW units: ceil(326.4 / 29) = 12
+    ("{type: vertiv-liebert-pdx}", 13, 1, None),                 # sized here: N+1 = 13
+    ("{type: vertiv-liebert-pdx, spares: 0}", 12, 0, None),      # the design says N
+    ("{type: vertiv-liebert-pdx, spares: 2}", 14, 2, None),      # N+2
+    ("{type: vertiv-liebert-pdx, count: 13}", 13, 1, None),      # listed, no spares asked
+    ("{type: vertiv-liebert-pdx, count: 12, spares: 1}", 12, 0, "cooling_redundancy"),
+])
+def test_cooling_units_sized_here_get_n_plus_1(tmp_path, catalog, entry, units, spares, finding):
+    """Issue 28 item 6: units the tool sized got no spare (N), so one unit's failure left
+    heat unremoved without notice; they now get one (N+1) unless the design's cooling
+    entry sets spares; listed units short of N + the stated spares are a finding."""
+    text = (DESIGNS / "dgx_h100_su.yaml").read_text()
+    assert "      - {type: vertiv-liebert-pdx, count: 13}\n" in text
+    p = tmp_path / "su.yaml"
+    p.write_text(text.replace("{type: vertiv-liebert-pdx, count: 13}", entry))
+    a = analyze_file(p, catalog)
+    (row,) = a.cooling.rows
+    assert row.heat_kw == pytest.approx(326.4) and row.needed == 12
+    assert row.total_units == units  # one SU
+    cooling = a.tables()["cooling"][0]
+    assert cooling["spares"] == spares and cooling["total_units"] == units
+    assert [f.kind for f in a.findings] == ([finding] if finding else [])
+    if "count" not in entry:  # the blast radius sees the spare: one unit down loses no GPU
+        blast = next(r for r in a.blast if r.component_kind == "cooling_unit")
+        assert (blast.gpus_lost == 0) == (spares >= 1)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from infra.errors import format_path
 
-KINDS = ("power_supply", "rack_rating", "cooling_capacity")
+KINDS = ("power_supply", "rack_rating", "cooling_capacity", "cooling_redundancy")
 
 
 @dataclass(frozen=True)

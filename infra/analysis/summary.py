@@ -164,7 +164,10 @@ class DesignAnalysis:
             "cooling": [
                 {"unit": c.unit, "cooling_kind": c.cooling_kind, "scope": c.scope,
                  "removes": c.removes, "heat_kw": _r(c.heat_kw), "capacity_kw": c.capacity_kw,
-                 "sized_in": c.sized_in, "needed": c.needed, "installed": c.installed,
+                 "sized_in": c.sized_in, "needed": c.needed,
+                 # spare units in the count (listed or N + spares sized here)
+                 "spares": c.spares if c.needed is None or c.units is None else c.units - c.needed,
+                 "installed": c.installed,
                  "instances": c.instances, "total_units": c.total_units, "note": c.note}
                 for c in self.cooling.rows],
             "bandwidth": [asdict(b) for b in self.bandwidth.trays],

@@ -44,8 +44,8 @@ SECTIONS = [
         "scope", "figure", "computed_kw", "published_kw", "difference_pct", "envelope"]),
     ("power_supply", "Rack power supply", ["layout", "installed_kw", "redundancy", "usable_kw",
                                            "load_kw", "survives_one_feed_loss"]),
-    ("cooling", "Cooling", ["unit", "removes", "heat_kw", "capacity_kw", "needed", "installed",
-                            "total_units"]),
+    ("cooling", "Cooling", ["unit", "removes", "heat_kw", "capacity_kw", "needed", "spares",
+                            "installed", "total_units"]),
     ("bandwidth", "Per-GPU bandwidth by tray type (per direction)", [
         "tray", "trays", "scale_up_gbyte_s_per_gpu", "scale_out_gbit_s_per_gpu_nominal",
         "scale_out_gbit_s_per_gpu_effective", "pcie_max_oversubscription", "worst_link"]),

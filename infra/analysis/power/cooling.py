@@ -5,8 +5,12 @@ Assumptions
 - In-rack units (CDUs) serve the rack they are mounted in.
 - A pod's in-row/room units serve the heat of their medium from the pod's racks that
   have no in-rack unit for it.
-- Units needed = ceil(heat / capacity). Listed units short of the heat are a finding
-  (:mod:`infra.analysis.findings`), with every figure still computed. Modular in-row heat exchangers are sized in
+- Units needed = ceil(heat / capacity). Units the analysis sizes (a pod's ``cooling:``
+  entry with no ``count``) get N+1: one spare, so one unit's failure leaves no heat
+  unremoved (a CDU serving an SU would otherwise take every GPU it cools with it);
+  the entry's ``spares`` sets another number (0: N). Listed units short of the heat are a
+  finding (:mod:`infra.analysis.findings`), with every figure still computed, and so
+  are listed units short of N + ``spares`` when the design states ``spares``. Modular in-row heat exchangers are sized in
   modules (fan cabinets) when a module capacity is published; when no capacity is
   published the count is reported as unknown, never guessed.
 - Liquid heat with no unit to remove it is an error; air heat with no air unit is
@@ -52,10 +56,18 @@ class CoolingRow:
     installed: int | None  # units the design lists (per rack / pod), None = sized here
     instances: int  # racks or pod instances in the cluster
     note: str = ""
+    spares: int = 0  # beyond ``needed``: added when sized here (default 1), required if stated
+
+    @property
+    def units(self) -> int | None:
+        """Units per rack / pod instance: those listed, else needed + spares (None: unknown)."""
+        if self.installed is not None:
+            return self.installed
+        return None if self.needed is None else self.needed + self.spares
 
     @property
     def total_units(self) -> int | None:
-        n = self.installed if self.installed is not None else self.needed
+        n = self.units
         return None if n is None else n * self.instances
 
 
@@ -101,7 +113,8 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
     for use in rd.pod_cooling:
         heat = sum(_heat(use.unit.removes, by_layout[ln].liquid_kw, by_layout[ln].air_kw) * n
                    for ln, n in use.racks if not covered[ln] & _media(use.unit.removes))
-        row = _size(use.unit, heat, use.explicit_count, f"pod:{use.pod}", use.pod_count)
+        row = _size(use.unit, heat, use.explicit_count, f"pod:{use.pod}", use.pod_count,
+                    _spares(rd, use))
         findings += _check(rd, row, ("pods", use.pod, "cooling"))
         rows.append(row)
         pod_racks = [ln for ln, _ in use.racks]
@@ -171,15 +184,31 @@ def _heat(removes: str, liquid_kw: float, air_kw: float) -> float:
     return {"liquid": liquid_kw, "air": air_kw, "both": liquid_kw + air_kw}[removes]
 
 
-def _size(unit: CoolingUnit, heat: float, installed: int | None, scope: str, instances: int) -> CoolingRow:
+def _spares(rd: ResolvedDesign, use) -> int | None:
+    """The ``spares`` the design states for this pod's unit (None: not stated)."""
+    pod = rd.design.pods.get(use.pod)
+    for c in (pod.cooling if pod else ()):
+        if c.type == use.unit.slug:
+            return c.spares
+    return None
+
+
+def _size(unit: CoolingUnit, heat: float, installed: int | None, scope: str, instances: int,
+          spares: int | None = None) -> CoolingRow:
     if unit.capacity_kw is not None:
         cap, sized_in = unit.capacity_kw, "units"
     else:
         cap, sized_in = unit.module_capacity_kw, unit.module_name or "modules"
     needed = math.ceil(heat / cap - 1e-9) if cap else None
     note = "" if cap else f"{unit.slug}: capacity not published; count unknown"
+    if installed is None and spares is None:
+        spares = 1  # sized here: N+1 unless the design says otherwise
+    if cap and spares is not None:
+        what = "sized here" if installed is None else "required by the design"
+        note = f"N+{spares} ({what}; cooling entry's spares)" if spares else \
+            f"N, no spare ({what}; cooling entry's spares: 0)"
     return CoolingRow(unit.slug, unit.cooling_kind, scope, unit.removes, heat, cap, sized_in,
-                      needed, installed, instances, note)
+                      needed, installed, instances, note, spares or 0)
 
 
 def _check(rd: ResolvedDesign, row: CoolingRow, path: tuple) -> list[Finding]:
@@ -191,4 +220,11 @@ def _check(rd: ResolvedDesign, row: CoolingRow, path: tuple) -> list[Finding]:
             f"short of the {row.heat_kw:.1f} kW {row.removes} heat load ({row.scope})",
             file=rd.file, path=path, line=line_of(rd.file, path),
             hint=f"use {row.needed} units or a larger unit")]
+    if row.needed is not None and row.installed < row.needed + row.spares:
+        return [Finding.at("cooling_redundancy",
+            f"{row.installed} x {row.unit} for a {row.heat_kw:.1f} kW {row.removes} heat load "
+            f"({row.scope}): {row.needed} carry it, the design asks for {row.spares} spare(s) "
+            f"(N+{row.spares} = {row.needed + row.spares})",
+            file=rd.file, path=path, line=line_of(rd.file, path),
+            hint=f"list {row.needed + row.spares} units, or lower spares")]
     return []

@@ -573,7 +573,7 @@ class _Ctx:
         for ln, n in use.racks:
             _, per, _ = self._rack_context(ln)
             gpus += per * n
-        n_units = row.installed if row.installed is not None else row.needed
+        n_units = row.units  # listed, else needed + spares (N+1 when sized here)
         redundant = (row.capacity_kw is not None and n_units is not None
                      and (n_units - 1) * row.capacity_kw >= row.heat_kw)
         dom = self.domains[0] if self.domains else None
