@@ -240,13 +240,42 @@ def test_liquid_parts_in_air_rack_without_cdu_exits_2(tmp_path, run_cli):
 
 
 def test_air_unit_in_liquid_rack_exits_2(tmp_path, run_cli):
-    # a wholly air-cooled management switch in GB300's liquid-only rack type
-    text = NVL72.replace("nvidia-gb200-nvl72-rack", "nvidia-gb300-nvl72-rack").replace("REDUNDANCY", "")
+    # a wholly air-cooled management switch in a rack type with no air path at all (a
+    # user's liquid-only copy of the GB300 rack: no shipped rack type is liquid-only)
+    import yaml
+
+    from infra.models.catalog import DEFAULT_CATALOG_DIR
+
+    rack = yaml.safe_load((DEFAULT_CATALOG_DIR / "racks" / "nvidia-gb300-nvl72-rack.yaml").read_text())
+    rack.update(slug="acme-sealed-rack", cooling="liquid")
+    (tmp_path / "cat" / "racks").mkdir(parents=True)
+    (tmp_path / "cat" / "racks" / "acme-sealed-rack.yaml").write_text(yaml.safe_dump(rack))
+    text = NVL72.replace("nvidia-gb200-nvl72-rack", "acme-sealed-rack").replace("REDUNDANCY", "")
     text = text.replace("          - {type: supermicro-gb300-in-rack-cdu, count: 1}\n",
                         "          - {type: supermicro-gb300-in-rack-cdu, count: 1}\n"
                         "          - {type: nvidia-sn2201, count: 1}\n")
-    res = run_cli("validate", str(_write(tmp_path, text)))
+    res = run_cli("validate", str(_write(tmp_path, text)), "--catalog", str(DEFAULT_CATALOG_DIR),
+                  "--catalog", str(tmp_path / "cat"))
     assert res.exit_code == 2 and "wholly air-cooled" in res.output and "nvidia-sn2201" in res.output
+
+
+def test_gb300_nvl72_rack_carries_air_cooled_management_switches(tmp_path, catalog, run_cli):
+    """Issue 28 item 6: GB300 NVL72's rack type was liquid-only and refused the two
+    air-cooled SN2201 management switches a real rack carries (exit 2). It is hybrid
+    (liquid compute, air for the rest) and their heat is counted to air:
+    2 x 150 W (SN2201 max, estimate) = 0.3 kW more IT power, all of it air heat."""
+    shipped = (DESIGNS / "gb300_nvl72.yaml").read_text()
+    first = "      - {type: nvidia-mgx-33kw-power-shelf, count: 4}\n"
+    assert first in shipped
+    p = tmp_path / "gb300_mgmt.yaml"
+    p.write_text(shipped.replace(first, "      - {type: nvidia-sn2201, count: 2, role: management}\n"
+                                        + first, 1))
+    assert run_cli("validate", str(p)).exit_code == 0
+    base, mixed = analyze_file(DESIGNS / "gb300_nvl72.yaml", catalog), analyze_file(p, catalog)
+    (b,), (m,) = base.power.racks, mixed.power.racks
+    assert m.it_kw == pytest.approx(b.it_kw + 0.3)
+    assert m.air_kw == pytest.approx(b.air_kw + 0.3) and m.liquid_kw == pytest.approx(b.liquid_kw)
+    assert mixed.cooling.air_kw == pytest.approx(base.cooling.air_kw + 0.3)
 
 
 def test_pod_of_pods_cooling_sees_the_nested_racks(tmp_path, catalog, run_cli):
