@@ -106,6 +106,13 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
 
             write_compare_xlsx(data, path)
         click.echo(f"wrote {path}", err=True)
+    broken = [(o["label"], f) for o in data["options"] for f in o.get("findings") or ()]
+    for label, f in broken:
+        click.echo(f"finding: {label}: {f}", err=True)
+    if broken:  # every figure and report is out; a design rule is broken: exit 1
+        import sys
+
+        sys.exit(1)
 
 
 def report_stem(options: list[str], name: str | None) -> str:

@@ -200,11 +200,13 @@ def design_html(data: dict[str, Any], diagrams: list[tuple[str, str, str]] = (),
     key = {k: m[k] for k in HEADLINE
            if k in m and not (k.startswith(FABRIC_METRICS) and not t.get("fabric"))}
     notes = {k: summary_note(k, m) for k in m}
-    body = [f'<h2 id="key">Key figures</h2>{key_figures(key, notes)}',
+    body = findings_html(data.get("findings") or ())
+    body += [f'<h2 id="key">Key figures</h2>{key_figures(key, notes)}',
             section("All figures", [{"metric": metric_label(k), "value": v,
                                      "unit": metric_unit(k), "note": notes.get(k, ""),
                                      "field": k} for k, v in m.items()], "all-figures")]
-    nav = [("key", "Key figures")]
+    nav = ([("findings", "Findings")] if body[0].startswith('<h2 id="findings"') else []) + \
+        [("key", "Key figures")]
     if diagrams:
         ordered = sorted(diagrams, key=lambda d: diagram_rank(d[0]))
         body.append(f'<h2 id="diagrams">Diagrams</h2>{diagrams_html(ordered)}')
@@ -224,6 +226,19 @@ def design_html(data: dict[str, Any], diagrams: list[tuple[str, str, str]] = (),
         nav.append(("sources", "Sources"))
     meta = f"Design file <code>{esc(data['design']['source_file'])}</code>"
     return page(name, meta, body, nav, footer_text(name))
+
+
+def findings_html(findings) -> list[str]:
+    """The design-rule findings at the top of a page (none: nothing)."""
+    from infra.reports.xlsx_report import findings_title
+
+    if not findings:
+        return []
+    items = "".join(f'<li><strong>{esc(f.get("kind"))}</strong>: {esc(f.get("text") or f.get("message"))}</li>'
+                    for f in findings)
+    return [f'<h2 id="findings" class="findings">Findings</h2>'
+            f'<p class="findings"><strong>{esc(findings_title(len(findings)))}</strong></p>'
+            f'<ul class="findings">{items}</ul>']
 
 
 def collective_figures(rows: list[dict]) -> str:

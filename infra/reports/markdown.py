@@ -120,6 +120,13 @@ def render_markdown(data: dict[str, Any], path: Path, diagrams: list[Path] = ())
     m, t = data["metrics"], data["tables"]
     out = [f"# {data['design']['name']}", "", f"Design file: `{data['design']['source_file']}`",
            ""]
+    findings = data.get("findings") or ()
+    if findings:  # design rules broken: first, the figures below computed all the same
+        from infra.reports.xlsx_report import findings_title
+
+        out += ["## Findings", "", f"**{findings_title(len(findings))}**", ""]
+        out += [f"- **{f.get('kind')}**: {_md_text(f.get('text') or f.get('message'))}"
+                for f in findings] + [""]
     out += key_figures(m, bool(t.get("fabric")))
     out += ["## Diagrams", ""] + diagram_links(list(diagrams), path)
     for table, title, cols in TABLES:
@@ -129,6 +136,16 @@ def render_markdown(data: dict[str, Any], path: Path, diagrams: list[Path] = ())
             out += fold(title, md_table(rows, shown, headers=table != "assumptions"),
                         len(rows), len(shown))
     return "\n".join(out) + "\n"
+
+
+def _md_text(text: Any) -> str:
+    r"""Text from the inputs on one Markdown line: no line breaks, no HTML, no table pipes.
+
+    >>> print(_md_text("a <b>|c\nd"))
+    a &lt;b&gt;\|c d
+    """
+    out = " ".join(str(text).split())
+    return out.replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
 
 
 def write_markdown(data: dict[str, Any], path: Path, diagrams: list[Path] = ()) -> Path:

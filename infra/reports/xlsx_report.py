@@ -114,6 +114,17 @@ def _summary(ws, data: dict[str, Any]) -> int:
     ws.title = "Summary"
     ws.append(["Design", data["design"]["name"]])
     ws.append(["Source file", data["design"]["source_file"]])
+    findings = data.get("findings") or ()
+    if findings:  # design rules broken: named first, the figures below computed all the same
+        ws.append([])
+        ws.append([findings_title(len(findings))])
+        ws.cell(row=ws.max_row, column=1).font = _font(bold=True, color="9C0006")
+        ws.append(["Finding", "Kind", "Where", "Fix"])
+        style_header(ws, ws.max_row)
+        for f in findings:
+            where = (f.get("file") or "") + (f":{f['line']}" if f.get("file") and f.get("line") else "")
+            where = f"{where}: {f['path']}" if where and f.get("path") else where or f.get("path")
+            ws.append([f.get("message"), f.get("kind"), where, f.get("hint")])
     ws.append([])
     ws.append(["Metric", "Value", "Unit", "Note", "Field"])
     header_row = ws.max_row
@@ -139,6 +150,16 @@ def _summary(ws, data: dict[str, Any]) -> int:
             ws.append([a.get("item"), _cell(a.get("value")), a.get("source")])
     widths(ws)
     return header_row
+
+
+def findings_title(n: int) -> str:
+    """The line above a report's findings (as the terminal's ``FINDINGS:`` line).
+
+    >>> findings_title(2)
+    'FINDINGS: 2 design rules broken (every figure is computed all the same; exit status 1)'
+    """
+    return (f"FINDINGS: {n} design rule{'s' if n != 1 else ''} broken (every figure is "
+            "computed all the same; exit status 1)")
 
 
 def summary_note(name: str, m: dict[str, Any]) -> str:

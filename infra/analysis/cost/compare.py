@@ -61,6 +61,7 @@ class Option:
     block: Block
     sizing: Sizing | None = None
     notes: tuple[str, ...] = ()
+    findings: tuple[str, ...] | None = None  # design rules it breaks; None: not a design
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,11 @@ class Comparison:
         """One row per metric: ``section``, ``metric``, one column per option, ``differs``."""
         names = [o.label for o in self.options]
         out = []
+        if any(o.findings for o in self.options):  # design rules broken: the first row
+            out.append({"section": "findings", "metric": "design_rule_findings",
+                        **{o.label: findings_cell(o.findings) for o in self.options},
+                        "differs": "*", **({"ranking": ""} if self.scope is not None
+                                           and len(names) > 1 else {})})
         for metric, section in self.sections.items():
             vals = [o.metrics.get(metric) for o in self.options]
             if all(v is None for v in vals) and section != "sizing":
@@ -154,12 +160,24 @@ class Comparison:
         return {"target": self.target.label if self.target else None,
                 "assumptions": list(self.assumptions),
                 "options": [{"key": o.key, "label": o.label, "name": o.name, "kind": o.kind,
-                             "metrics": o.metrics,
-                             "notes": list(o.notes)} for o in self.options],
+                             "metrics": o.metrics, "notes": list(o.notes),
+                             "findings": None if o.findings is None else list(o.findings)}
+                            for o in self.options],
                 "capex_scope_check": self.scope.as_dict() if self.scope else None,
                 "cost_inputs": self.cost_inputs(), "tco": self.tco_rows(),
                 "comparison": self.rows(), "capex_lines": self.capex_rows(),
                 "charts": self.chart_rows()}
+
+
+def findings_cell(findings: tuple[str, ...] | None) -> str | None:
+    """An option's cell of the ``design_rule_findings`` row.
+
+    >>> findings_cell(()), findings_cell(None), findings_cell(("a", "b"))
+    ('none', None, '2: a; b')
+    """
+    if findings is None:
+        return None
+    return f"{len(findings)}: " + "; ".join(findings) if findings else "none"
 
 
 # --- options ------------------------------------------------------------------------
@@ -228,7 +246,8 @@ def design_option(key: str, path: Path, book: PriceBook, catalog: Catalog,
     block = Block(unit, k, da.compute.gpus / k, m["racks"] / k, kw_to_mw(da.power.it_kw) / k,
                   kw_to_mw(fac_kw) / k, {p: per(v) for p, v in flops.items()},
                   per(capex.priced_usd), per(tco.tco_usd))
-    return Option(key, da.rd.name, path.stem, "design", m, capex, tco, block)
+    return Option(key, da.rd.name, path.stem, "design", m, capex, tco, block,
+                  findings=tuple(str(f) for f in da.findings))
 
 
 def resolve_option(key: str, book: PriceBook, catalog: Catalog, a: CostAssumptions,
@@ -291,7 +310,8 @@ def _sized(o: Option, target: Target) -> Option:
               f"sized_peak_dense_pflops_{target.precision or 'bf16'}": _r(s.dense_pflops, 2),
               "sized_capex_usd": _r(s.capex_usd, 0), "sized_tco_usd": _r(s.tco_usd, 0)})
     notes = o.notes + ((s.note,) if s.note else ())
-    return Option(o.key, o.name, o.label, o.kind, m, o.capex, o.tco, o.block, s, notes)
+    return Option(o.key, o.name, o.label, o.kind, m, o.capex, o.tco, o.block, s, notes,
+                  o.findings)
 
 
 def assumptions(a: CostAssumptions, target: Target | None, book: PriceBook,
@@ -380,7 +400,8 @@ def compare(keys: list[str], book: PriceBook, catalog: Catalog,
         seen[o.label] = seen.get(o.label, 0) + 1
         if seen[o.label] > 1:
             options[i] = Option(o.key, o.name, f"{o.label} ({seen[o.label]})", o.kind,
-                                o.metrics, o.capex, o.tco, o.block, o.sizing, o.notes)
+                                o.metrics, o.capex, o.tco, o.block, o.sizing, o.notes,
+                                o.findings)
     if target:
         options = [_sized(o, target) for o in options]
     order: dict[str, str] = {}
