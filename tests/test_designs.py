@@ -123,3 +123,39 @@ def test_fp4_zero_where_unsupported(catalog):
     s = aggregate(Counter({"x": 2}), {"x": fake})
     assert s.peak_dense_pflops["fp4"] == 0
     assert s.peak_dense_pflops["fp6"] is None
+
+
+def test_achievable_bf16_set_for_every_shipped_gpu_design():
+    """Issue 28 item 2: achievable_pflops_bf16 was empty where a GPU had no published
+    MAMF. GB300, MI350X and the 96 GB GH200 now carry an estimate tagged `estimate`,
+    its method in the source and choices, and the design report says so.
+
+    GB300 NVL72: 72 x 1,847.1 TF (HGX B300 1,769.0 x GB200/B200 1,822.0/1,745.0) = 132.99 PF.
+    DGX GH200: 256 x 794.5 TF (H100 SXM5's measured MAMF, same 989 TF peak) = 203.39 PF.
+    MI350X: 2,306.9 x 1,565.0 / 2,516.6 (MI355X's measured 62.2 % of peak) = 1,434.6 TF.
+    """
+    from infra.analysis.summary import analyze_file
+    from infra.models.catalog import load_catalog
+
+    cat = load_catalog()
+    assert 1769.0 * 1822.0 / 1745.0 == pytest.approx(1847.1, abs=0.05)
+    assert 2306.9 * 1565.0 / 2516.6 == pytest.approx(1434.6, abs=0.05)
+    for slug, mamf in (("nvidia-b300-gb300", 1847.1), ("amd-mi350x", 1434.6),
+                       ("nvidia-h100-gh200", 794.5)):
+        g = cat.get(slug)
+        assert g.mamf_bf16_tflops == mamf and g.source_of("mamf_bf16_tflops").tag == "estimate"
+        assert "estimate" in g.choices["mamf_bf16_tflops"]
+    gb300 = analyze_file(DESIGNS / "gb300_nvl72.yaml", cat)
+    assert gb300.metrics()["achievable_pflops_bf16"] == pytest.approx(72 * 1847.1 / 1000)
+    (row,) = [r for r in gb300.tables()["assumptions"] if "estimated MAMF" in r["item"]]
+    assert row["value"] == "72 x nvidia-b300-gb300: 1847.1 TF" and row["source"].startswith("[estimate]")
+    gh200 = analyze_file(DESIGNS / "dgx_gh200_256.yaml", cat)
+    assert gh200.metrics()["achievable_pflops_bf16"] == pytest.approx(256 * 794.5 / 1000)
+    # every shipped design whose chips are GPUs (TPU v5p and Trainium2 are not: no MAMF
+    # method is defined for them yet)
+    for d in sorted(DESIGNS.glob("*.yaml")):
+        if d.stem in ("tpu_v5p_pod", "trn2_ultraserver"):
+            continue
+        a = analyze_file(d, cat)
+        assert a.metrics()["achievable_pflops_bf16"] is not None, d.stem
+        assert a.compute.gpus_without_mamf == {}, d.stem

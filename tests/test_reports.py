@@ -289,13 +289,24 @@ def test_wrote_lines_go_to_stderr_and_quiet_silences(tmp_path, run_cli):
 
 
 def test_unknown_summary_figures_are_blank_and_marked(tmp_path):
-    """An unknown figure (GB300: no published MAMF) is a blank cell marked 'unknown', never 0."""
+    """An unknown figure (GB300 with its MAMF estimate taken out of a copy of the catalog:
+    no MAMF) is a blank cell marked 'unknown', never 0."""
+    import shutil
+
     from infra.analysis.summary import analyze_file
+    from infra.models.catalog import DEFAULT_CATALOG_DIR, load_catalog
     from infra.reports.xlsx_report import write_xlsx
 
     from conftest import DESIGNS
 
-    a = analyze_file(DESIGNS / "gb300_nvl72.yaml")
+    cat = tmp_path / "catalogs"
+    shutil.copytree(DEFAULT_CATALOG_DIR, cat)
+    gpu = cat / "gpus" / "nvidia" / "nvidia-b300-gb300.yaml"
+    text = gpu.read_text()
+    text = "\n".join(l for l in text.split("\n") if not l.startswith(("mamf_bf16_tflops:",
+                                                                      "  mamf_bf16_tflops:")))
+    gpu.write_text(text)
+    a = analyze_file(DESIGNS / "gb300_nvl72.yaml", load_catalog(cat))
     assert a.metrics()["achievable_pflops_bf16"] is None
     write_xlsx(a.as_dict(), tmp_path / "g.xlsx")
     wb = openpyxl.load_workbook(tmp_path / "g.xlsx")

@@ -272,6 +272,14 @@ class DesignAnalysis:
         for slug, n in self.compute.gpus_without_mamf.items():
             rows.append({"item": "no published MAMF (achievable FLOPS excludes it)",
                          "value": f"{n} x {slug}", "source": "catalog"})
+        for slug, n in self.compute.gpu_types.items():  # achievable FLOPS on an estimate: say so
+            gpu = self.rd.catalog.get(slug)
+            src = gpu.source_of("mamf_bf16_tflops") if gpu.mamf_bf16_tflops is not None else None
+            if src is not None and src.tag == "estimate":
+                rows.append({"item": "achievable BF16 uses an estimated MAMF (no published "
+                                     "measurement)",
+                             "value": f"{n} x {slug}: {gpu.mamf_bf16_tflops:g} TF",
+                             "source": f"[estimate] {src.title}"})
         for u in self.power.unknown:
             rows.append({"item": "power not published (IT kW is a lower bound)", "value": u,
                          "source": "catalog"})
