@@ -25,6 +25,15 @@ def _size(n: float) -> str:
     return f"{n:g} B"
 
 
+def _open(title: str, font_size: int) -> list[str]:
+    """The SVG element's start, its accessible title and the visible heading."""
+    e = html.escape
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" '
+            f'aria-label="{e(title)}" font-family="Liberation Sans, Arial, sans-serif" '
+            f'font-size="{font_size}">', f'<title>{e(title)}</title>',
+            f'<text x="{LEFT}" y="16" font-size="13" font-weight="bold">{e(title)}</text>']
+
+
 def line_chart(title: str, series: dict[str, list[tuple[float, float]]], y_label: str) -> str:
     """``series``: name -> [(x, y)]; x > 0 on a log-2 axis, y from 0."""
     pts = [p for s in series.values() for p in s if p[0] > 0]
@@ -44,10 +53,7 @@ def line_chart(title: str, series: dict[str, list[tuple[float, float]]], y_label
         return TOP + ph - y / ytop * ph
 
     e = html.escape
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" '
-           f'aria-label="{e(title)}" font-family="Liberation Sans, Arial, sans-serif" '
-           f'font-size="11">', f'<title>{e(title)}</title>',
-           f'<text x="{LEFT}" y="16" font-size="13" font-weight="bold">{e(title)}</text>']
+    out = _open(title, 11)
     for k in range(5):
         y = ytop * k / 4
         out.append(f'<line x1="{LEFT}" x2="{LEFT + pw}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" '
@@ -96,10 +102,7 @@ def scatter_chart(title: str, points: list[tuple[float, float, str]], x_label: s
         return TOP + ph - y / ymax * ph
 
     e = html.escape
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" '
-           f'aria-label="{e(title)}" font-family="Liberation Sans, Arial, sans-serif" '
-           f'font-size="10">', f'<title>{e(title)}</title>',
-           f'<text x="{LEFT}" y="16" font-size="13" font-weight="bold">{e(title)}</text>',
+    out = _open(title, 10) + [
            f'<line x1="{LEFT}" x2="{LEFT + pw}" y1="{TOP + ph}" y2="{TOP + ph}" stroke="#999"/>',
            f'<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{TOP + ph}" stroke="#999"/>']
     for k in range(5):
