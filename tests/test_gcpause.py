@@ -50,12 +50,16 @@ def test_nested_blocks_and_errors_restore_it():
 
 
 def test_a_callers_frozen_objects_stay_frozen():
+    """The block must not unfreeze what the caller froze (that would drop the count to 0).
+    The count may still fall a little: frozen objects that another thread (tqdm's monitor,
+    started by an earlier test's import) frees by reference counting leave the permanent
+    generation, which made an exact ``>= frozen`` flaky in full runs."""
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
         assert frozen
         with gc_deferred():
             assert not gc.isenabled()
-        assert gc.isenabled() and gc.get_freeze_count() >= frozen
+        assert gc.isenabled() and gc.get_freeze_count() > frozen // 2
     finally:
         gc.unfreeze()
