@@ -149,3 +149,30 @@ def test_training_guide_table_is_generated():
 
     text = (ROOT / "docs" / "guides" / "training.md").read_text(encoding="utf-8")
     assert markdown_table(anchor_rows()) in text
+
+
+def test_workbook_recalculates_and_follows_edits(run_cli, tmp_path):
+    """The xlsx's run figures are formulas: recalculated by a formula engine they equal the
+    tool's figures; doubling the tokens doubles the days; an MFU override of half the
+    modelled MFU doubles the step time, so the days too."""
+    import sys
+
+    sys.path.insert(0, str(DESIGNS.parent / "tests"))
+    from xlsx_recalc import recalc
+
+    r = run_cli("train", str(DESIGNS / "dgx_h100_su.yaml"), "--model", "llama-3-8b",
+                "--tokens", "1e12", "--format", "json", "--report", "xlsx", "-o", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output.split("wrote ")[0])
+    path = tmp_path / "dgx_h100_su.llama-3-8b.train.xlsx"
+    v = recalc(path, keep=("Inputs", "Run"))
+    assert v[("RUN", "B4")] == pytest.approx(d["days"], rel=1e-3)
+    assert v[("RUN", "B5")] == pytest.approx(d["gpu_hours"], rel=1e-3)
+    assert v[("RUN", "B7")] == pytest.approx(d["facility_energy_mwh"], rel=1e-3)
+    assert v[("RUN", "B8")] == pytest.approx(d["usd_per_run"], rel=1e-3)
+    assert v[("RUN", "B11")] == pytest.approx(d["mfu_fraction"], rel=1e-3)
+    doubled = recalc(path, keep=("Inputs", "Run"), edits={("Inputs", "B2"): 2e12})
+    assert doubled[("RUN", "B4")] == pytest.approx(2 * v[("RUN", "B4")], rel=1e-6)
+    half = recalc(path, keep=("Inputs", "Run"), edits={("Inputs", "B12"): d["mfu_fraction"] / 2})
+    assert half[("RUN", "B2")] == pytest.approx(2 * d["step_time_s"], rel=1e-3)
+    assert half[("RUN", "B4")] == pytest.approx(2 * v[("RUN", "B4")], rel=1e-3)

@@ -29,9 +29,14 @@ from infra.cli.params import FiniteFloat
               help="Training framework entry (catalogs/training).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
+@click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx"]),
+              help="Also write <output>/<design>.<model>.train.xlsx: the run's figures as "
+                   "formulas on editable inputs (tokens, step time, goodput, MFU override...).")
+@click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
+              show_default=True, help="Directory for reports.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def train(file, model, tokens, gpus, precision, parallelism, batch_tokens, sequence_length,
-          framework, fmt, catalog_dir) -> None:
+          framework, fmt, reports, outdir, catalog_dir) -> None:
     """Days, MFU, tokens/s, MWh and dollars to train MODEL on design FILE: parallelism
     chosen (or given) to fit HBM, communication timed on the design's fabric, goodput
     from its failure rates."""
@@ -42,4 +47,10 @@ def train(file, model, tokens, gpus, precision, parallelism, batch_tokens, seque
     r = run(file, model, tokens, gpus=gpus, precision=precision, parallelism=parallelism,
             batch_tokens=batch_tokens, sequence_length=sequence_length, framework=framework,
             catalog=load_catalog(catalog_dir))
-    click.echo(render_train(r.as_dict(), fmt), nl=False)
+    d = r.as_dict()
+    click.echo(render_train(d, fmt), nl=False)
+    if "xlsx" in reports:
+        from infra.reports.train_xlsx import write_train_xlsx
+
+        path = write_train_xlsx(d, Path(outdir) / f"{Path(file).stem}.{model}.train.xlsx")
+        click.echo(f"wrote {path}", err=True)

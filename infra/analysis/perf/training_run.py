@@ -52,6 +52,10 @@ class TrainingRun:
     flops_per_token: float
     attention_flops_per_token: float
     assumptions: list[dict] = field(default_factory=list)
+    it_kw: float = 0.0  # the job's share of the design's typical IT power
+    pue: float = 1.0
+    usd_per_gpu_hour: float | None = None
+    peak_bf16_tflops: float = 0.0
 
     def as_dict(self) -> dict:
         s = self.step
@@ -75,6 +79,11 @@ class TrainingRun:
             "breakdown": {k: round(v, 4) for k, v in s.breakdown.items()},
             "flops_per_token": self.flops_per_token,
             "attention_flops_per_token": self.attention_flops_per_token,
+            "it_kw": round(self.it_kw, 3), "pue": self.pue,
+            "usd_per_gpu_hour": self.usd_per_gpu_hour,
+            "peak_bf16_tflops_per_gpu": self.peak_bf16_tflops,
+            "model_flops_per_gpu_per_step": s.model_flops_per_gpu,
+            "tokens_per_step": round(self.tokens_per_s * s.step_time_s),
             "candidates_tried": self.candidates_tried,
             "assumptions": self.assumptions,
         }
@@ -152,7 +161,8 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
         it_kw * analysis.power.pue * hours / 1000,
         None if usd is None else usd * n * hours,
         None if usd is None else usd * n * hours / (tokens / 1e6), lower,
-        fig.flops_per_token, fig.attention_flops_per_token, assumptions)
+        fig.flops_per_token, fig.attention_flops_per_token, assumptions, it_kw,
+        analysis.power.pue, usd, chip.peak_bf16_tflops)
 
 
 def _complete(given: dict) -> bool:
