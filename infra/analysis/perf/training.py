@@ -125,8 +125,13 @@ def _call(t: DesignTiers, op: str, pl: Placement, size: float) -> float:
 
 
 def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramework, chip: Chip,
-         p: Parallelism, batch_tokens: int, precision: str, job: Placement) -> Step:
-    """Memory and step time of one parallelism (see the module's rules)."""
+         p: Parallelism, batch_tokens: int, precision: str, job: Placement,
+         skip_above: float = math.inf) -> Step:
+    """Memory and step time of one parallelism (see the module's rules).
+
+    A split that does not fit HBM, or whose compute and bubble alone take ``skip_above``
+    seconds or more (the chooser's best so far), comes back with an infinite step time
+    and its communication never timed: the chooser cannot pick it either way."""
     seqs = max(1, batch_tokens // fig.sequence_length)
     m = max(1, seqs // (p.dp * p.mb))
     tokens = m * p.mb * p.dp * fig.sequence_length  # tokens per step as run
@@ -140,6 +145,11 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     recompute = {"none": 0.0, "selective": attn / 3 / rate,
                  "full": (matmul / 3) / mrate + attn / 3 / rate}[p.recompute]
     bubble = (p.pp - 1) / (m * p.vpp) * (compute + recompute)
+    if (sum(mem.values()) / 1e9 > chip.hbm_gb * fw.hbm_usable_fraction
+            or compute + recompute + bubble >= skip_above):
+        return Step(p, m, sum(mem.values()) / 1e9, {k: v / 1e9 for k, v in mem.items()},
+                    math.inf, {"compute_s": compute, "recompute_s": recompute,
+                               "bubble_s": bubble}, matmul + attn)
     d, h = t.domain_gpus, arch.hidden_size
     layers = math.ceil(arch.layers / p.pp)
     s_local = fig.sequence_length / p.cp
@@ -223,11 +233,12 @@ def choose(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFrame
     best = smallest = None
     tried = 0
     for p in candidates(t, arch, fig, fw, gpus, batch_tokens, given):
-        s = step(t, arch, fig, fw, chip, p, batch_tokens, precision, job)
+        s = step(t, arch, fig, fw, chip, p, batch_tokens, precision, job,
+                 best.step_time_s if best is not None else math.inf)
         tried += 1
         if smallest is None or s.memory_gb < smallest.memory_gb:
             smallest = s
-        if fits(s, chip, fw) and (best is None or s.step_time_s < best.step_time_s):
+        if fits(s, chip, fw) and s.step_time_s < (best.step_time_s if best else math.inf):
             best = s
     return best, smallest, tried
 
