@@ -99,3 +99,68 @@ def test_readme_compare_row_blocks_are_in_the_output(monkeypatch):
             missing = [x for x in rest.splitlines() if x and x not in lines]
             assert not missing, (first, missing)
     assert found >= 2
+
+
+CHECKED = {  # doc -> commands whose block shows lines of the command's own output
+    "README.md": ("infra design designs/dgx_h100_superpod.yaml",
+                  "infra failures designs/llama3_h100_16k.yaml",
+                  "infra sweep designs/gb200_nvl72_576.yaml --grid sweeps/nvl72_nic_oversub.yaml"),
+    "docs/guides/sweeps.md": (
+        "infra sweep designs/gb200_nvl72_576.yaml --grid sweeps/nvl72_nic_oversub.yaml",),
+    "docs/guides/systems-amd.md": (
+        "infra validate designs/mi325x_cluster.yaml designs/mi355x_cluster.yaml",
+        "infra design designs/mi355x_cluster.yaml", "infra design designs/mi325x_cluster.yaml",
+        "infra compare amd-mi300x amd-mi325x amd-mi350x amd-mi355x"),
+    "docs/guides/systems-nvidia-oem.md": (
+        "infra design designs/hgx_b300_su.yaml", "infra design designs/hgx_h200_cluster.yaml"),
+}
+
+
+def fenced_blocks(text: str) -> list[list[str]]:
+    """The lines of every fenced block, fences paired line by line."""
+    blocks, cur = [], None
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            if cur is None:
+                cur = []
+            else:
+                blocks.append(cur)
+                cur = None
+        elif cur is not None:
+            cur.append(line)
+    return blocks
+
+
+def shown_lines(text: str, command: str) -> list[str]:
+    """The lines a doc shows under ``$ COMMAND`` (up to the next ``$`` line or the fence),
+    without elisions and comments."""
+    for lines in fenced_blocks(text):
+        for i, line in enumerate(lines):
+            if line.startswith("$ ") and re.sub(r"\s{2,}\(.*\)$", "", line[2:]).strip() == command:
+                out = []
+                for x in lines[i + 1:]:
+                    if x.startswith("$ "):
+                        break
+                    if x.strip() and x.strip() not in ("...", "…") and not x.startswith("#"):
+                        out.append(x.rstrip())
+                return out
+    raise AssertionError(f"no block for {command!r}")
+
+
+@pytest.mark.parametrize("doc, command", [(d, c) for d, cs in CHECKED.items() for c in cs])
+def test_doc_excerpts_are_lines_of_the_output(doc, command, tmp_path):
+    """Excerpts (a design's summary lines, a sweep's table, a failure review's first
+    lines) are lines the command prints today, verbatim, at 100 columns."""
+    import os
+    import subprocess
+    import sys
+
+    for name in ("designs", "sweeps", "catalogs", "tests"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    shown = shown_lines((ROOT / doc).read_text(encoding="utf-8"), command)
+    r = subprocess.run([sys.executable, "-m", "infra.cli", *shlex.split(command)[1:]],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "COLUMNS": "100", "INFRA_CATALOG": "catalogs"})
+    printed = {x.rstrip() for x in (r.stdout + r.stderr).split("\n")}
+    missing = [x for x in shown if x not in printed]
+    assert not missing, (doc, command, missing[:3])
