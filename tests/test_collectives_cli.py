@@ -114,3 +114,18 @@ def test_more_gpus_across_nodes_never_speed_up_all_to_all(gpus, size):
     (r,) = collectives(rd, ops=("all_to_all",), gpus=(gpus,), sizes=(size,))
     (one,) = collectives(rd, ops=("all_to_all",), gpus=(min(gpus, 72),), sizes=(size,))
     assert r.busbw_gbyte_s <= one.busbw_gbyte_s * 1.0001
+
+
+def test_oversubscribed_leaf_uplinks_bind_all_to_all(tmp_path):
+    """DGX SuperPOD H100 (127 DGX, 4 SU) with 2:1 leaves: a 1,016-GPU all-to-all crosses the
+    spines, so each GPU gets 400 / 2 = 200 Gb/s = 25 GB/s x 0.96 = 24 GB/s over the leaf
+    uplinks; busbw = 24 x (1,016 - 1) / (1,016 - 8) = 24.17 GB/s (before latency)."""
+    import yaml
+
+    data = yaml.safe_load((DESIGNS / "dgx_h100_superpod.yaml").read_text())
+    data["fabrics"]["compute"]["tiers"][0]["oversubscription"] = 2
+    path = tmp_path / "os2.yaml"
+    path.write_text(yaml.safe_dump(data))
+    (r,) = collectives(load_design(path), ops=("all_to_all",), gpus=(1016,), sizes=(2**30,))
+    assert r.bottleneck.startswith("leaf uplinks 2:1")
+    assert r.busbw_gbyte_s == pytest.approx(24 * 1015 / 1008, rel=0.01)

@@ -105,7 +105,8 @@ def job_bandwidth(t: DesignTiers, m: CollectiveModel, pl: Placement) -> JobBandw
         label += f", PCIe-limited from {t.net_gbit_s_nominal:g}"
     label += ")"
     if over > 1:
-        label = f"{pl.top_tier} uplinks {over:g}:1 ({t.net_gbit_s_effective / over:g} Gb/s per GPU)"
+        below = "leaf" if pl.top_tier == "spine" else "leaf and spine"
+        label = f"{below} uplinks {over:g}:1 ({t.net_gbit_s_effective / over:g} Gb/s per GPU)"
     nic = min(t.nic_gbit_s or t.net_gbit_s_effective, t.net_gbit_s_effective) / 8 \
         * m.net_efficiency / over
     nic_label = f"one NIC per GPU ({min(t.nic_gbit_s or 1e18, t.net_gbit_s_effective):g} Gb/s"
