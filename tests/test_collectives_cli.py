@@ -129,3 +129,14 @@ def test_oversubscribed_leaf_uplinks_bind_all_to_all(tmp_path):
     (r,) = collectives(load_design(path), ops=("all_to_all",), gpus=(1016,), sizes=(2**30,))
     assert r.bottleneck.startswith("leaf uplinks 2:1")
     assert r.busbw_gbyte_s == pytest.approx(24 * 1015 / 1008, rel=0.01)
+
+
+def test_cli_choices_are_the_models():
+    """The CLI keeps its own lists (it imports no analysis before a command runs): they
+    must name exactly the model's ops and the algorithms a user may ask for (P2P is
+    all-to-all's only algorithm, never asked for)."""
+    from infra.analysis.perf.algorithms import ALGORITHMS, OPS
+    from infra.cli import collectives_cmd
+
+    assert collectives_cmd.OPS == OPS
+    assert collectives_cmd.ALGOS == tuple(a for a in ALGORITHMS if a != "P2P")

@@ -137,10 +137,7 @@ class DesignAnalysis:
 
         if design_tiers(self.rd, self.bandwidth, self.fabrics).model is None:
             return []
-        return [{"op": r.op, "gpus": r.gpus, "nodes": r.nodes, "size_bytes": r.size_bytes,
-                 "algorithm": r.algorithm, "protocol": r.protocol,
-                 "busbw_gbyte_s": r.busbw_gbyte_s, "algbw_gbyte_s": r.algbw_gbyte_s,
-                 "time_s": r.time_s, "bottleneck": r.bottleneck}
+        return [{k: v for k, v in r.as_dict().items() if k != "placement"}
                 for r in collectives(self.rd)]
 
     def tables(self) -> dict[str, list[dict]]:

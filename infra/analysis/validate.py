@@ -12,11 +12,10 @@ from infra.models.systems import ComputeTray
 from infra.models.yamlio import read_yaml
 
 
-def validate_file(path: Path, catalog: Catalog, *, findings: bool = False):
-    """Return what ``path`` is ("design" or the catalog kind); raise on any error.
-
-    With ``findings=True``: ``(kind, findings)``, the design-rule findings of a design
-    (supply short under its redundancy, cooling units short), which are not errors."""
+def validate_file(path: Path, catalog: Catalog) -> tuple[str, tuple]:
+    """``(kind, findings)``: what ``path`` is ("design" or the catalog kind) and, for a
+    design, its design-rule findings (supply short under its redundancy, cooling units
+    short), which are not errors; raise on any error."""
     data = read_yaml(path, CatalogError)
     if isinstance(data, dict) and "kind" in data and "build" not in data:
         entry = parse_entry(data, path)
@@ -28,8 +27,7 @@ def validate_file(path: Path, catalog: Catalog, *, findings: bool = False):
             local = Catalog(entries, {**catalog.files, entry.slug: path})  # own caches
             expand_tray(entry, local)
             tray_flows(entry, local)
-        return (entry.kind, ()) if findings else entry.kind
+        return entry.kind, ()
     from infra.analysis.summary import analyze_file
 
-    found = analyze_file(path, catalog).findings
-    return ("design", found) if findings else "design"
+    return "design", tuple(analyze_file(path, catalog).findings)

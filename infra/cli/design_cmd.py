@@ -173,7 +173,7 @@ def validate(files, catalog_dir) -> None:
     for f in files:
         try:
             with working_on(f):
-                kind, findings = validate_file(Path(f), catalog, findings=True)
+                kind, findings = validate_file(Path(f), catalog)
         except InfraError as exc:
             bad += 1
             click.echo(f"error: {exc}", err=True)

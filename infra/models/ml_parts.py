@@ -56,7 +56,8 @@ class ModelArch(Part):
     moe: MoeSpec | None = Field(None, description="Mixture-of-experts FFN; unset: dense.")
     mla: MlaSpec | None = Field(None, description="Multi-head latent attention; unset: standard (grouped-query) attention.")
     global_batch_tokens: PositiveCount | None = Field(
-        None, description="Tokens per optimizer step as published; unset: 16M (an assumption, stated).")
+        None, description="Tokens per optimizer step as published; unset: the training "
+                          "framework entry's default_batch_tokens (an assumption, stated).")
     params_published_b: PosFloat = Field(description="Total parameters (billions) as the model card states.")
     active_params_published_b: PosFloat | None = Field(
         None, description="Parameters active per token (billions) as published (MoE).")
@@ -91,6 +92,8 @@ class TrainingFramework(Part):
     tp_overlap_fraction: Fraction = Field(description="Share of tensor-parallel communication hidden behind compute.")
     cp_overlap_fraction: Fraction = Field(description="Share of context-parallel communication hidden behind compute.")
     ep_overlap_fraction: Fraction = Field(description="Share of expert-parallel all-to-all hidden behind compute.")
+    default_batch_tokens: PositiveCount = Field(
+        description="Tokens per optimizer step for a model whose entry publishes none.")
     max_virtual_stages: PositiveCount = Field(
         description="Most interleaved (virtual) pipeline stages per GPU the chooser uses.")
 

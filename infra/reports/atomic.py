@@ -125,12 +125,9 @@ def check_target(path: Path) -> None:
     infra.errors.InfraError: cannot write /dev/null: it is a character device, not a regular file; refusing to replace it (write to a regular file path, or use '-' for standard output where the command offers it)
     """
     path = Path(path)
-    try:
-        st = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
+    st = _lstat(path, path)
+    if st is None:
         return
-    except OSError as exc:
-        raise _cannot_write(path, exc.strerror or str(exc)) from None
     mode = st.st_mode
     if stat.S_ISREG(mode):
         return
@@ -143,6 +140,17 @@ def check_target(path: Path) -> None:
             "a FIFO" if stat.S_ISFIFO(mode) else
             "a socket" if stat.S_ISSOCK(mode) else "not a file")
     raise _refuse(path, f"it is {kind}, not a regular file; refusing to replace it")
+
+
+def _lstat(p: Path, written: Path):
+    """``os.lstat(p)``, None where nothing is there yet; another failure is one that
+    stops writing ``written``."""
+    try:
+        return os.lstat(p)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise _cannot_write(written, exc.strerror or str(exc)) from None
 
 
 def _refuse(path: Path, why: str, hint: str | None = None):
@@ -169,12 +177,9 @@ def check_inside(path: Path, root: Path) -> None:
         if part == ".":
             continue
         here = here / part
-        try:
-            st = os.lstat(here)
-        except (FileNotFoundError, NotADirectoryError):
+        st = _lstat(here, path)
+        if st is None:
             return
-        except OSError as exc:
-            raise _cannot_write(path, exc.strerror or str(exc)) from None
         if stat.S_ISLNK(st.st_mode):
             raise _refuse(here, f"it is a symbolic link inside the output directory {root}; "
                                 f"refusing to follow it (a report stays inside the directory)",

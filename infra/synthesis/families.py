@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from infra.errors import InfraError
+from infra.models.starter import DESIGNS_DIR as DESIGNS  # the shipped designs
 from infra.models.yamlio import read_yaml
 
-DESIGNS = Path(__file__).resolve().parents[2] / "designs"
 # (design stem, the block its build repeats); every one has a scale-out fabric
 FAMILIES = (("dgx_h100_su", "su"), ("dgx_b200_su", "su"), ("hgx_b300_su", "su"),
             ("hgx_h200_cluster", "cluster"), ("hgx_h100_liquid_512", "group"),

@@ -87,6 +87,11 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
     catalog = catalog or load_catalog()
     book = book if book is not None else load_prices(catalog=catalog)
     arch = catalog.get(budget.train_model, "model") if budget.train_model else None
+    fw = None
+    if arch is not None:
+        from infra.analysis.cost.compare_train import DEFAULT_FRAMEWORK
+
+        fw = catalog.get(DEFAULT_FRAMEWORK, "training_framework")
     unknown = [n for n in only if n not in {f for f, _ in families}]
     if unknown:
         raise InfraError(f"unknown family {unknown[0]!r}",
@@ -102,7 +107,7 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
     designs: dict[int, dict] = {}
     run = {"workers": workers, "dask": dask, "scheduler": scheduler, "progress": progress}
     for f in fam:
-        counts, why = _counts(f, budget, arch)
+        counts, why = _counts(f, budget, arch, fw)
         if why:
             rejected.append({"family": f.name, "gpu": f.gpu, "stage": "bound", "reason": why})
         for row, data in _evaluate_all(f, counts, budget, run):
@@ -122,7 +127,7 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
     return SynthesisResult(budget, rows, rejected, obj, list(front), designs)
 
 
-def _counts(f: Family, b: Budget, arch) -> tuple[list[int], str | None]:
+def _counts(f: Family, b: Budget, arch, fw) -> tuple[list[int], str | None]:
     """The counts worth a full analysis, and the bound that cut the rest (if any)."""
     limits = [("power", b.power_mw * 1000 / f.facility_kw_per_block,
                f"{f.facility_kw_per_block / 1000:.3f} MW facility per block")]
@@ -137,8 +142,11 @@ def _counts(f: Family, b: Budget, arch) -> tuple[list[int], str | None]:
     if arch is not None:
         from infra.analysis.perf.model_flops import model_figures
 
-        state_gb = model_figures(arch).params * 18 / 1e9  # BF16 + FP32 grads + Adam
-        per_block = f.gpus_per_block * f.hbm_gb_per_gpu * 0.9
+        from infra.analysis.perf.training import state_bytes_per_param
+
+        # weights, gradients and optimizer state (the framework's bytes per parameter)
+        state_gb = model_figures(arch).params * state_bytes_per_param(fw) / 1e9
+        per_block = f.gpus_per_block * f.hbm_gb_per_gpu * fw.hbm_usable_fraction
         need = max(need, math.ceil(state_gb / per_block))
     if top < need:
         what = (f"{need} block(s) needed ({f.gpus_per_block * need:,.0f} x {f.gpu}) but "

@@ -13,6 +13,7 @@ from typing import Any
 
 TRAIN_RANKED = ("train_days", "train_gpu_hours", "train_facility_energy_mwh")
 TRAIN_COST = ("train_usd_per_run", "train_usd_per_million_tokens")
+DEFAULT_FRAMEWORK = "megatron-lm"  # the training_framework catalog entry used unless named
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class TrainSpec:
     model: str
     tokens: float
     precision: str = "bf16"
-    framework: str = "megatron-lm"
+    framework: str = DEFAULT_FRAMEWORK
 
 
 def train_metrics(da, spec: TrainSpec, cost=None) -> dict[str, Any]:
@@ -60,4 +61,4 @@ def train_rank(metric: str, values: dict[str, Any]) -> str | None:
     return f"lowest: {min(known, key=known.get)}"
 
 
-__all__ = ["TRAIN_COST", "TRAIN_RANKED", "TrainSpec", "train_metrics", "train_rank"]
+__all__ = ["DEFAULT_FRAMEWORK", "TRAIN_COST", "TRAIN_RANKED", "TrainSpec", "train_metrics", "train_rank"]

@@ -20,6 +20,7 @@ computed once per tray type whatever the cluster size.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from infra.models.catalog import Catalog
@@ -114,6 +115,10 @@ def max_min_fair(demands: list[float], uses: list[list[str]], capacity: dict[str
     return [round(r, 9) for r in rate]
 
 
+# catalog -> {(id(tray), failed parts): (tray, contention)}; dropped with the catalog
+_CONTENTION: "weakref.WeakKeyDictionary[Catalog, dict]" = weakref.WeakKeyDictionary()
+
+
 def tray_contention(tray: ComputeTray, catalog: Catalog, exclude: frozenset[str] = frozenset()) -> TrayContention:
     """Load every link of ``tray`` with all flows at once.
 
@@ -123,10 +128,10 @@ def tray_contention(tray: ComputeTray, catalog: Catalog, exclude: frozenset[str]
     (a synthesis's candidates, a sweep's scenarios) share it (``bench_synthesis``: about a
     third of a candidate's analysis).
     """
-    memo = catalog.__dict__.setdefault("_contention", {})
-    key = (tray.slug, id(tray), exclude)
+    memo = _CONTENTION.setdefault(catalog, {})
+    key = (id(tray), exclude)
     hit = memo.get(key)
-    if hit is None or hit[0] is not tray:
+    if hit is None or hit[0] is not tray:  # the entry holds the tray: an id is never reused
         hit = memo[key] = (tray, _tray_contention(tray, catalog, exclude))
     return hit[1]
 

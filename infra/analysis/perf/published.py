@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from pathlib import Path
 
 from infra.models.catalog import Catalog
+from infra.models.starter import DESIGNS_DIR as DESIGNS  # the shipped designs
 
 GIB = 2**30
-DESIGNS = Path(__file__).resolve().parents[3] / "designs"
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,8 @@ quotes :func:`anchor_rows`; ``tests/test_training.py`` holds the targets).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-DESIGNS = Path(__file__).resolve().parents[3] / "designs"
+from infra.models.starter import DESIGNS_DIR as DESIGNS  # the shipped designs
 
 
 @dataclass(frozen=True)

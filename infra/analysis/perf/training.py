@@ -25,7 +25,7 @@ tensor fastest, then context, data, pipeline):
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 from infra.analysis.perf.collectives import predict
 from infra.analysis.perf.inputs import DesignTiers, Placement
@@ -63,7 +63,6 @@ class Chip:
     peak_bf16_tflops: float
     achievable_bf16_tflops: float
     fp8_speedup: float  # FP8 / BF16 dense peak (0: no FP8)
-    achievable_is_measured: bool
 
 
 @dataclass(frozen=True)
@@ -145,7 +144,7 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     recompute = {"none": 0.0, "selective": attn / 3 / rate,
                  "full": (matmul / 3) / mrate + attn / 3 / rate}[p.recompute]
     bubble = (p.pp - 1) / (m * p.vpp) * (compute + recompute)
-    if (sum(mem.values()) / 1e9 > chip.hbm_gb * fw.hbm_usable_fraction
+    if (sum(mem.values()) / 1e9 > usable_gb(chip, fw)
             or compute + recompute + bubble >= skip_above):
         return Step(p, m, sum(mem.values()) / 1e9, {k: v / 1e9 for k, v in mem.items()},
                     math.inf, {"compute_s": compute, "recompute_s": recompute,
@@ -192,8 +191,18 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
                 breakdown, (matmul + attn))
 
 
+def state_bytes_per_param(fw: TrainingFramework) -> float:
+    """Weights, gradients and optimizer state per parameter, unsharded (18 in Megatron)."""
+    return fw.weight_bytes_per_param + fw.grad_bytes_per_param + fw.optimizer_bytes_per_param
+
+
+def usable_gb(chip: Chip, fw: TrainingFramework) -> float:
+    """HBM per GPU the model state and activations may use."""
+    return chip.hbm_gb * fw.hbm_usable_fraction
+
+
 def fits(s: Step, chip: Chip, fw: TrainingFramework) -> bool:
-    return s.memory_gb <= chip.hbm_gb * fw.hbm_usable_fraction
+    return s.memory_gb <= usable_gb(chip, fw)
 
 
 def _pow2(limit: int) -> list[int]:
@@ -274,4 +283,5 @@ def parse_parallelism(text: str | None) -> dict:
 
 
 __all__ = ["KEYS", "RECOMPUTE", "Chip", "Parallelism", "Step", "candidates", "choose", "fits",
-           "memory_per_gpu", "parse_parallelism", "replace", "step"]
+           "memory_per_gpu", "parse_parallelism", "state_bytes_per_param", "step",
+           "usable_gb"]

@@ -16,15 +16,13 @@ chooses the fastest that fits (:mod:`infra.analysis.perf.training`), then:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from infra.analysis.perf.inputs import design_tiers, place_job
 from infra.analysis.perf.model_flops import model_figures
-from infra.analysis.perf.training import Chip, Step, choose, fits, step
+from infra.analysis.perf.training import Chip, Step, choose, state_bytes_per_param, usable_gb
 from infra.errors import InfeasibleDesignError, TopologyError
 
-DEFAULT_BATCH_TOKENS = 16 * 2**20
 
 
 @dataclass
@@ -90,20 +88,23 @@ class TrainingRun:
 
 
 def chip_of(gpu) -> tuple[Chip, str | None]:
-    """The GPU's step-model figures, and a note when achievable FLOPS is not measured."""
+    """The GPU's step-model figures, and a note when its achievable rate (MAMF) is a
+    catalog estimate rather than a measurement."""
     peak = gpu.peak_dense_tflops.bf16
     if not peak:
         raise TopologyError(f"GPU {gpu.slug!r} has no BF16 peak in the catalog: cannot train",
                             hint="give peak_dense_tflops.bf16 in its catalog entry")
-    fp8 = gpu.peak_dense_tflops.fp8 or 0.0
-    note = None
     ach = gpu.mamf_bf16_tflops
     if ach is None:
-        ach = 0.75 * peak
-        note = (f"{gpu.slug}: no published MAMF; achievable BF16 taken as 75 % of peak "
-                f"({ach:,.0f} TF, an assumption: published MAMF/peak spans 60-80 %)")
-    return Chip(gpu.hbm_gb or 0.0, peak, ach, fp8 / peak if fp8 else 0.0,
-                gpu.mamf_bf16_tflops is not None), note
+        raise TopologyError(f"GPU {gpu.slug!r} has no achievable BF16 rate (MAMF) in the "
+                            "catalog: cannot time a training step",
+                            hint="give mamf_bf16_tflops, a measurement or an estimate "
+                                 "tagged `estimate` with its method")
+    fp8 = gpu.peak_dense_tflops.fp8 or 0.0
+    src = gpu.source_of("mamf_bf16_tflops")
+    note = (f"{gpu.slug}: achievable BF16 {ach:,.1f} TF is an estimate ({src.title})"
+            if src.tag == "estimate" else None)
+    return Chip(gpu.hbm_gb or 0.0, peak, ach, fp8 / peak if fp8 else 0.0), note
 
 
 def job_gpus(t, gpus: int | None) -> int:
@@ -138,7 +139,7 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
         raise TopologyError(f"{t.gpu} has no FP8 peak in the catalog", hint="train in bf16")
     n = job_gpus(t, gpus)
     fig = model_figures(arch)
-    batch = batch_tokens or arch.global_batch_tokens or DEFAULT_BATCH_TOKENS
+    batch = batch_tokens or arch.global_batch_tokens or framework.default_batch_tokens
     job = place_job(t, n)
     given = dict(given or {})
     best, smallest, tried = choose(t, arch, fig, framework, chip, n, batch, precision, job, given)
@@ -170,7 +171,7 @@ def _complete(given: dict) -> bool:
 
 
 def _no_fit(arch, fig, chip, fw, n, smallest, given) -> InfeasibleDesignError:
-    usable = chip.hbm_gb * fw.hbm_usable_fraction
+    usable = usable_gb(chip, fw)
     if smallest is None:
         return InfeasibleDesignError(
             f"no parallelism of {arch.slug} fits {n:,} GPUs with "
@@ -178,8 +179,7 @@ def _no_fit(arch, fig, chip, fw, n, smallest, given) -> InfeasibleDesignError:
             hint="check that tp x cp x pp divides the GPU count and the batch has a sequence "
                  "per data-parallel rank")
     mem = ", ".join(f"{k.replace('_', ' ')} {v:,.1f} GB" for k, v in smallest.memory.items())
-    need_total = fig.params * (fw.weight_bytes_per_param + fw.grad_bytes_per_param
-                               + fw.optimizer_bytes_per_param) / 1e9
+    need_total = fig.params * state_bytes_per_param(fw) / 1e9
     return InfeasibleDesignError(
         f"{arch.slug} does not fit on {n:,} GPU{'s' if n > 1 else ''}: its smallest split "
         f"({smallest.parallelism.text()}) needs {smallest.memory_gb:,.1f} GB per GPU ({mem}); "
@@ -206,20 +206,22 @@ def _goodput(analysis, n: int, rates) -> tuple[float, str]:
 
 
 def _cost(analysis, cost) -> tuple[float | None, bool]:
-    from infra.analysis.cost.tco import CostAssumptions, total_cost
+    """The design's TCO per GPU-hour (as ``infra compare`` gives it) and whether it rests
+    on a lower-bound capex."""
+    from infra.analysis.cost.compare_metrics import design_tco
+    from infra.analysis.cost.tco import CostAssumptions
 
     if analysis.capex is None or analysis.capex.priced_usd is None:
         return None, False
-    m = analysis.metrics()
-    tco = total_cost(analysis.capex, m["it_power_kw"], analysis.power.pue,
-                     m.get("peak_dense_pflops_bf16"), m["gpus"], cost or CostAssumptions())
+    tco = design_tco(analysis, analysis.capex, cost or CostAssumptions())
     return tco.usd_per_gpu_hour, bool(tco.capex_is_lower_bound)
 
 
 def _assumptions(arch, fw, batch, chip_note, good_note, precision, given) -> list[dict]:
     rows = [{"item": "framework", "value": fw.name, "source": fw.slug},
             {"item": "tokens per step", "value": batch,
-             "source": "model entry" if arch.global_batch_tokens else "default 16M (assumption)"},
+             "source": "model entry" if arch.global_batch_tokens else
+             f"{fw.slug} default (assumption)"},
             {"item": "overlap (DP / TP / CP / EP hidden)",
              "value": f"{fw.dp_overlap_fraction:g} / {fw.tp_overlap_fraction:g} / "
                       f"{fw.cp_overlap_fraction:g} / {fw.ep_overlap_fraction:g}",
@@ -241,5 +243,4 @@ def _assumptions(arch, fw, batch, chip_note, good_note, precision, given) -> lis
     return rows
 
 
-__all__ = ["DEFAULT_BATCH_TOKENS", "TrainingRun", "chip_of", "fits", "job_gpus", "math",
-           "step", "train"]
+__all__ = ["TrainingRun", "chip_of", "job_gpus", "train"]
