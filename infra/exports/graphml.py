@@ -82,28 +82,34 @@ def normalise(g: nx.Graph, meta: dict[str, str]) -> nx.Graph:
                  **{k: _scalar(v) for k, v in sorted(g.graph.items()) if k not in meta})
     for n in sorted(g, key=lambda x: natural_key(str(x))):
         d = {k: _scalar(v) for k, v in g.nodes[n].items() if v is not None}
-        d["label"] = str(d.get("label") or d.get("host") or n)
+        d["label"] = _text(str(d.get("label") or d.get("host") or n))
         d["weight"] = gpus[n]
         if n in parent:
-            d["parent"] = str(parent[n])
-        h.add_node(str(n), **dict(sorted(d.items())))
+            d["parent"] = _text(str(parent[n]))
+        h.add_node(_text(str(n)), **dict(sorted(d.items())))
     for a, b, d in sorted(data_edges, key=lambda e: (natural_key(str(min(e[0], e[1]))),
                                                       natural_key(str(max(e[0], e[1]))))):
         e = {k: _scalar(v) for k, v in d.items() if v is not None}
         e["weight"] = float(e["gbit_s"]) if "gbit_s" in e else (
             gbyte_to_gbit(float(e["gbyte_s"])) if "gbyte_s" in e else 0.0)
         e["label"] = f"{e.get('kind', 'link')} x{e.get('links', 1)}"
-        x, y = sorted((str(a), str(b)), key=natural_key)
+        x, y = sorted((_text(str(a)), _text(str(b))), key=natural_key)
         h.add_edge(x, y, **dict(sorted(e.items())))
     return h
 
 
 def _scalar(v):
     if isinstance(v, (list, tuple, set)):
-        return ",".join(str(x) for x in v)
+        return _text(",".join(str(x) for x in v))
     if isinstance(v, dict):
-        return ",".join(f"{k}={x}" for k, x in sorted(v.items()))
-    return v
+        return _text(",".join(f"{k}={x}" for k, x in sorted(v.items())))
+    return _text(v) if isinstance(v, str) else v
+
+
+def _text(s: str) -> str:
+    """``s`` as XML text: XML 1.0 holds no control characters, so a name carrying one
+    (a design ``name: "x\\e[31m"``) is written with escapes (:func:`one_line`)."""
+    return s if s.isprintable() else one_line(s)
 
 
 def check_graphml(text: str, expected: nx.Graph) -> None:
