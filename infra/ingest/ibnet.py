@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from infra.ingest.base import InventoryError, read_text
+from infra.ingest.base import InventoryError, read_text, small_int
 
 TOOL = "ibnetdiscover"
 # Nominal signalling rate per lane, Gb/s, as the link names are used (4xNDR = 400 Gb/s):
@@ -44,7 +44,7 @@ DEFAULT_DESCRIPTION = re.compile(r"^MT\d+\b|Mellanox Technologies$|^ConnectX", r
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"\s*#\s*"([^"]*)"')
 _PORT = re.compile(r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s+"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]'
                    r'(?:\(([0-9a-fA-F]+)\))?\s*#\s*(.*)$')
-_RATE = re.compile(r"(\d+)x([A-Z0-9]+)\s*$")
+_RATE = re.compile(r"(?<!\d)(\d{1,3})x([A-Z0-9]+)\s*$")  # 1x..12x lanes; more digits: no rate
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def parse_ibnet_text(text: str, file: str, guid_map: dict[str, str] | None = Non
             guid = _g(guid)
             node = (kind, guid)
             if kind == "Switch":
-                switches[guid] = IbSwitch(guid, int(ports), desc)
+                switches[guid] = IbSwitch(guid, small_int(ports, file, n, "a port count"), desc)
             elif AGGREGATION_NODE in desc.lower():
                 aggregation.add(guid)
             else:
@@ -123,7 +123,8 @@ def parse_ibnet_text(text: str, file: str, guid_map: dict[str, str] | None = Non
             port, _, pkind, pguid, pport, _, comment = m.groups()
             if AGGREGATION_NODE in comment.lower():
                 aggregation.add(_g(pguid))
-            raw.append((node[1], int(port), pkind, _g(pguid), int(pport), comment))
+            raw.append((node[1], small_int(port, file, n, "a port number"), pkind, _g(pguid),
+                        small_int(pport, file, n, "a port number"), comment))
     if not switches and not adapters:
         raise InventoryError("no `Switch` or `Ca` node lines: not ibnetdiscover output",
                              file=file, hint="save the output of `ibnetdiscover` run on one host")

@@ -84,18 +84,26 @@ def parse_nccl_topo(path: Path | str) -> NcclTopo:
 
 
 def _walk(el, host, pci, gpus: list, nets: list) -> None:
-    for child in el:
-        if child.tag == "pci":
-            _walk(child, host, child, gpus, nets)
+    """GPUs and NICs under ``el``, each with its nearest ``pci`` parent; iterative (a
+    dump nested thousands of ``<pci>`` deep is read, not a RecursionError)."""
+    stack = [(iter(el), pci)]  # depth first, in file order, as a recursive walk
+    while stack:
+        children, parent = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+        elif child.tag == "pci":
+            stack.append((iter(child), child))
         elif child.tag == "gpu":
-            gpus.append(_gpu(child, host, pci))
+            gpus.append(_gpu(child, host, parent))
         elif child.tag == "nic":
             for net in child.iter("net"):
                 speed = to_int(net.get("speed"))
                 nets.append(NcclNet(host, net.get("name"), to_int(net.get("dev")),
                                     speed / 1000 if speed is not None else None,
                                     net.get("guid"), to_int(net.get("port")),
-                                    norm_bus_id(pci.get("busid")) if pci is not None else None))
+                                    norm_bus_id(parent.get("busid")) if parent is not None
+                                    else None))
 
 
 def _gpu(el, host, pci) -> NcclGpu:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from infra.ingest.base import InventoryError, na, read_text
+from infra.ingest.base import InventoryError, na, read_text, small_int
 
 TOPO_TOOL = "nvidia-smi topo -m"
 NVLINK_TOOL = "nvidia-smi nvlink -s"
@@ -44,7 +44,7 @@ class TopoMatrix:
 
     def nvlinks(self, a: str, b: str) -> int:
         """Bonded NVLinks between two GPUs (0 when the pair is not NV#)."""
-        m = re.match(r"NV(\d+)$", self.cells.get((a, b), ""))
+        m = re.match(r"NV(\d{1,4})$", self.cells.get((a, b), ""))
         return int(m.group(1)) if m else 0
 
     def nearest_nic(self, gpu: str) -> tuple[str | None, str | None]:
@@ -133,7 +133,7 @@ class NvlinkGpu:
 
 
 _GPU_LINE = re.compile(r"^GPU (\d+): (.*?)(?: \(UUID: ([^)]*)\))?\s*$")
-_LINK_LINE = re.compile(r"^\s*Link (\d+): (?:(\d+(?:\.\d+)?) GB/s|<inactive>)\s*$")
+_LINK_LINE = re.compile(r"^\s*Link (\d+): (?:(\d{1,9}(?:\.\d{1,9})?) GB/s|<inactive>)\s*$")
 
 
 def parse_nvlink(path: Path | str) -> tuple[NvlinkGpu, ...]:
@@ -151,13 +151,15 @@ def parse_nvlink_text(text: str, file: str) -> tuple[NvlinkGpu, ...]:
         if m:
             if cur:
                 out.append(NvlinkGpu(*cur, tuple(links)))
-            cur, links = (int(m.group(1)), m.group(2).strip(), m.group(3)), []
+            cur, links = (small_int(m.group(1), file, n, "a GPU number"), m.group(2).strip(),
+                          m.group(3)), []
             continue
         m = _LINK_LINE.match(line)
         if m:
             if cur is None:
                 raise InventoryError("a `Link N:` line before any `GPU N:` line", file=file, line=n)
-            links.append((int(m.group(1)), float(m.group(2)) if m.group(2) else None))
+            links.append((small_int(m.group(1), file, n, "a link number"),
+                          float(m.group(2)) if m.group(2) else None))
     if cur:
         out.append(NvlinkGpu(*cur, tuple(links)))
     if not out:
