@@ -1,9 +1,11 @@
 """Rack instances and rear faces of each rack layout, for NetBox-style elevations.
 
 A design gives racks by layout and count, never one by one; the elevation drawing shows
-one rack per distinct layout with the names of its instances. Names follow the cabling
-plan, exports and ingest (:mod:`infra.analysis.layout.identity`): ``<pod><i>/.../r<k>``, or
-``r<k>`` for racks built directly.
+one rack per distinct layout with the names of its instances (the first few, the last
+and the count, from :mod:`infra.analysis.layout.rack_names`: never by listing every
+rack). Names follow the cabling plan, exports and ingest
+(:mod:`infra.analysis.layout.identity`): ``<pod><i>/.../r<k>``, or ``r<k>`` for racks
+built directly.
 
 Rear face. Every racked unit is taken as full depth (seen from the rear as occupied, as
 NetBox draws full-depth devices). Mounted at the rear, beside the units:
@@ -21,8 +23,8 @@ Examples
 >>> from infra.models.resolve import load_design
 >>> rd = load_design("designs/aws_nvl36x2.yaml")
 >>> (f,) = rack_faces(rd)
->>> f.layout, f.instances, f.free_u, [r.label for r in f.rear]
-('nvl36', ('ultraserver0/r0', 'ultraserver0/r1'), 15.0, ['NVLink cable cartridge', 'liquid manifolds'])
+>>> f.layout, f.names.shown(), f.free_u, [r.label for r in f.rear]
+('nvl36', 'ultraserver0/r0, ultraserver0/r1', 15.0, ['NVLink cable cartridge', 'liquid manifolds'])
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infra.analysis.layout.elevation import unit_positions
+from infra.analysis.layout.rack_names import RackNames, rack_names
 from infra.models.resolve import ResolvedDesign
 
 
@@ -45,22 +48,11 @@ class RearItem:
 @dataclass(frozen=True)
 class RackFaces:
     layout: str
-    instances: tuple[str, ...]  # build order, as in the cabling plan
+    names: RackNames  # its instances: count, first few and last, in build order
     used_u: float
     free_u: float
     weight_kg: float | None  # None: the catalog has no weights
     rear: tuple[RearItem, ...]
-
-
-def rack_names(rd: ResolvedDesign) -> dict[str, list[str]]:
-    """Layout name -> the paths of its rack instances, in build order
-    (:func:`infra.analysis.layout.identity.rack_instances`, the one naming rule)."""
-    from infra.analysis.layout.identity import rack_instances
-
-    out: dict[str, list[str]] = {}
-    for r in rack_instances(rd):
-        out.setdefault(r.layout, []).append(r.path)
-    return out
 
 
 def rack_faces(rd: ResolvedDesign) -> list[RackFaces]:
@@ -87,5 +79,5 @@ def rack_faces(rd: ResolvedDesign) -> list[RackFaces]:
             if pos is None:
                 rear.append(RearItem(item.part.name, item.part.kind, top, 1, item.part.slug))
         used = layout.used_u
-        out.append(RackFaces(lname, tuple(names[lname]), used, top - used, None, tuple(rear)))
+        out.append(RackFaces(lname, names[lname], used, top - used, None, tuple(rear)))
     return out

@@ -74,10 +74,7 @@ def _page(analysis, elevations: list, faces: dict, kinds: list, name: str, title
 
 def _names(f: RackFaces) -> str:
     """``a, b, c`` up to SHOW_NAMES names, else ``first 4, ..., last (N racks)``."""
-    names = f.instances
-    if len(names) <= SHOW_NAMES:
-        return ", ".join(names)
-    return f"{', '.join(names[:4])}, ..., {names[-1]} ({len(names):,} racks)"
+    return f.names.shown(SHOW_NAMES)
 
 
 def rack_table(e: RackElevation, f: RackFaces) -> str:
