@@ -63,8 +63,15 @@ class TierSpec(Strict):
     switch: Slug = Field(description="Slug of a catalog network switch.")
     port_gbit_s: PosFloat | None = Field(
         None, description="Run the ports at this speed (breakout, e.g. 800 -> 2 x 400); default native.")
-    oversubscription: Annotated[float, Field(ge=1.0, le=16.0)] = Field(
-        1.0, description="Down : up bandwidth of the tier's switches (1 = non-blocking, up to 16).")
+    oversubscription: Annotated[float, Field(ge=0.0625, le=16.0)] = Field(
+        1.0, description="Down : up bandwidth of the tier's switches: 1 = non-blocking, 2 = 2:1 "
+        "over-subscribed, 0.5 = 1:2 under-subscribed (twice the uplinks; Meta's rack switches); "
+        "1/16 to 16.")
+    group: str | None = Field(
+        None, description="Spine or core tiers: a pod of the design; each instance of the pod gets its "
+        "own switches of this tier, joining only the tiers below within it (Meta: one cluster-switch "
+        "fabric per 192-rack pod). Unset: the tier's switches join the whole fabric. The top tier "
+        "joins the whole fabric.")
     switches_per_rack: PositiveCount | None = Field(
         None, description="First tier only: a fixed number of in-rack ToRs per rack holding compute trays.")
     # model_construct(): the default without building a validator at import (equal to
@@ -99,4 +106,10 @@ class FabricSpec(Strict):
             raise ValueError("a single_switch fabric has exactly one tier")
         if any(t.switches_per_rack for t in self.tiers[1:]):
             raise ValueError("switches_per_rack applies to the first tier (in-rack ToRs) only")
+        if self.tiers[0].group:
+            raise ValueError("tier group applies to spine or core tiers; the first tier's groups are "
+                             "the fabric's 'group'")
+        if self.tiers[-1].group:
+            raise ValueError(f"the top tier ({self.tiers[-1].role}) joins the whole fabric: a group there "
+                             "would leave disconnected islands; add a tier above it or drop its group")
         return self

@@ -11,8 +11,11 @@ carries links / (cable rate / link rate); a fibre link without a cable SKU count
 fibre each. Power = switches + transceivers with published figures (others listed).
 
 Bandwidth per GPU at each tier: injection = fabric ports x rate / GPUs per node; above
-tier *t* it is divided by the product of the oversubscriptions below; the all-to-all
-bound is 2 x bisection / GPUs (half of uniform all-to-all traffic crosses the cut).
+tier *t* it is divided by the product of the oversubscriptions below, but never raised
+above the injection (an under-subscribed tier, ratio below 1, adds headroom, not rate:
+:func:`infra.analysis.network.fat_tree.tier_ratios`); the all-to-all bound is
+2 x bisection / GPUs (half of uniform all-to-all traffic crosses the cut). A spine tier
+with a ``group`` is built once per instance of that pod (Meta's per-pod cluster switches).
 Bisection = min over tiers of (links into the tier x rate / 2), times planes.
 """
 
@@ -55,6 +58,8 @@ class TierRow:
     cables: int
     switch_power_kw: float | None
     transceiver_power_kw: float | None
+    group: str | None = None  # pod whose every instance has its own switches of this tier
+    blocks: int = 1  # separate blocks the tier is built as (the group's instances)
 
 
 @dataclass
@@ -83,6 +88,8 @@ class FabricResult:
     unknown_bound_w: float | None = 0.0
     power_typical_kw: float = 0.0  # as power_kw, at typical figures where published
     node_optics_typical_kw: float = 0.0
+    # per tier, bottom up: separate blocks the tier is built as (1, or its group's instances)
+    blocks: list[int] = field(default_factory=list)
 
     def switches(self, role: str) -> int:
         return sum(t.switches for t in self.tiers if t.role == role)
@@ -131,14 +138,16 @@ def size_fabric(rd: ResolvedDesign, name: str, spec: FabricSpec) -> FabricResult
         tor = (_racks_with_nodes(rd, spec), spec.tiers[0].switches_per_rack)
     from infra.analysis.network.fat_tree import FabricSizeError, size_fat_tree  # fabrics only
 
+    instances = _tier_instances(rd, spec, nodes, err)
     try:
         tree = size_fat_tree(groups, ports // spec.planes, spec.kind, radices,
                              [t.oversubscription for t in spec.tiers],
-                             [t.role for t in spec.tiers], tor)
+                             [t.role for t in spec.tiers], tor, instances)
     except FabricSizeError as exc:
         raise err(str(exc), ("tiers",)) from None
     res = FabricResult(name, spec, tree, [], spec.planes, nodes, nodes * gpn, gpn, ports, speed,
                        0.0, 0, {}, {})
+    res.blocks = instances
     _media(rd, res, switches, err)
     _bandwidth(res)
     return res
@@ -196,6 +205,27 @@ def _groups(rd: ResolvedDesign, spec: FabricSpec, nodes: int, err) -> list[tuple
         raise err(f"the groups {names} hold {covered} nodes, the fabric has {nodes}", ("group",),
                   hint="list every pod whose nodes attach (comma-separated)")
     return groups
+
+
+def _tier_instances(rd: ResolvedDesign, spec: FabricSpec, nodes: int, err) -> list[int]:
+    """Blocks each tier is built as: 1, or the instance count of the tier's ``group`` pod,
+    whose instances must together hold every node of the fabric."""
+    out = []
+    for i, t in enumerate(spec.tiers):
+        if not t.group:
+            out.append(1)
+            continue
+        where = ("tiers", i, "group")
+        if t.group not in rd.design.pods:
+            raise err(f"tier {i + 1} ({t.role}): group {t.group!r} is not a pod of this design", where,
+                      hint=f"pods: {sorted(rd.design.pods)}")
+        n, c = _nodes_in_pod(rd, t.group), rd.pod_counts[t.group]
+        if n * c != nodes:
+            raise err(f"tier {i + 1} ({t.role}): the {c:,} instances of pod {t.group!r} hold "
+                      f"{n * c:,} nodes, the fabric has {nodes:,}", where,
+                      hint="group by a pod whose instances hold every node of the fabric")
+        out.append(c)
+    return out
 
 
 def _racks_with_nodes(rd: ResolvedDesign, spec: FabricSpec) -> int:
@@ -282,7 +312,8 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             res.name, t.role, sw.slug, n_sw, ts.radix, res.link_gbit_s, t.oversubscription,
             links, ts.ports_used * planes, ts.ports_free * planes,
             counts["lower"][0], counts["lower"][1], counts["switch_end"][0],
-            counts["switch_end"][1], cable, n_cables, sw_kw, tr_kw))
+            counts["switch_end"][1], cable, n_cables, sw_kw, tr_kw, t.group,
+            res.blocks[i] if res.blocks else 1))
     res.power_kw = w_to_kw(power_w)
     res.node_optics_kw = w_to_kw(node_w)
     res.power_typical_kw = w_to_kw(typ_w)
@@ -304,10 +335,11 @@ def _bandwidth(res: FabricResult) -> None:
     res.bisection_tbit_s = min(cuts) * res.planes / 1000
     inj = res.ports_per_node * rate / res.gpus_per_node
     per = {"injection": inj}
-    factor = 1.0
-    for i, t in enumerate(res.spec.tiers[:-1]):
-        factor *= t.oversubscription
-        per[f"above_{t.role}"] = inj / factor
+    from infra.analysis.network.fat_tree import tier_ratios
+
+    ratios = tier_ratios([t.oversubscription for t in res.spec.tiers[:-1]])
+    for t, r in zip(res.spec.tiers[:-1], ratios):
+        per[f"above_{t.role}"] = inj / r
     per["all_to_all_bound"] = 2 * res.bisection_tbit_s * 1000 / res.gpus if res.gpus else 0.0
     res.per_gpu_gbit_s = per
     n = len(res.tree.tiers)

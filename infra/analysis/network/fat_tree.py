@@ -3,8 +3,12 @@
 Rules
 -----
 - A switch of radix ``k`` at tier oversubscription ``o`` (down : up) has
-  ``d = floor(k * o / (1 + o))`` down ports and ``u = k - d`` up ports (1:1 -> k/2).
+  ``d = floor(k * o / (1 + o))`` down ports and ``u = k - d`` up ports (1:1 -> k/2;
+  ``o`` below 1 is under-subscription, more up than down: 1:2 -> k/3 down).
   The top tier has no uplinks (all ``k`` ports face down).
+- Grouped tiers: a spine (or core) tier sized per instance of a pod takes the uplinks of
+  that instance only: ``switches = instances x size(uplinks / instances)`` (Meta's
+  one cluster-switch fabric per 192-rack pod). The tier below must split evenly.
 - Leaves: per group instance (an SU), rail-optimized fabrics need
   ``rails x ceil(nodes / d)`` leaves (NIC *r* of every node to rail *r*'s leaf);
   plain Clos fabrics ``ceil(nodes x ports / d)``; in-rack ToRs a fixed number per rack.
@@ -77,6 +81,7 @@ def size_fat_tree(
     oversubs: list[float],
     roles: list[str],
     tor_per_rack: tuple[int, int] | None = None,
+    instances: list[int] | None = None,
 ) -> FatTree:
     """Switch and link counts of one plane.
 
@@ -89,6 +94,9 @@ def size_fat_tree(
     kind : "rail_optimized" | "clos" | "single_switch"
     radices, oversubs, roles : per tier, bottom up.
     tor_per_rack : (racks, ToRs per rack) for in-rack ToRs, else None.
+    instances : per tier, bottom up, how many separate blocks the tier is built as
+        (1: one block over the whole fabric; 8: one per instance of an 8-instance pod).
+        The first and the top tier are 1.
 
     Examples
     --------
@@ -99,6 +107,7 @@ def size_fat_tree(
     [('leaf', 16), ('spine', 8)]
     """
     n_tiers = len(radices)
+    inst = list(instances or [1] * n_tiers)
     nodes = sum(n * c for n, c in groups)
     endpoints = nodes * ports_per_node
     reach = max_endpoints(radices, oversubs)
@@ -145,13 +154,45 @@ def size_fat_tree(
             tiers.append(TierSize(roles[1], k2, k2, 0, spines, up, up))
         else:
             d2, u2 = split_ports(k2, oversubs[1], False)
-            spines = math.ceil(up / d2)
+            per = _per_instance(leaves, inst[1], roles) * u1  # uplinks of one instance
+            spines = inst[1] * math.ceil(per / d2)
             core_links = spines * u2
             k3 = radices[2]
             cores = math.ceil(core_links / k3)
             tiers.append(TierSize(roles[1], k2, d2, u2, spines, up, up + core_links))
             tiers.append(TierSize(roles[2], k3, k3, 0, cores, core_links, core_links))
     return FatTree(tuple(tiers), endpoints, reach)
+
+
+def _per_instance(lower: int, instances: int, roles: list[str]) -> int:
+    """Switches of the tier below in one instance of a grouped tier (must divide)."""
+    if lower % instances:
+        raise FabricSizeError(f"tier 2 ({roles[1]}) is built per pod instance ({instances:,}), but the "
+                              f"{lower:,} {roles[0]} switches do not split evenly over them; group the "
+                              "tier by a pod whose instances hold the same racks")
+    return lower // instances
+
+
+def tier_ratios(oversubs: list[float]) -> list[float]:
+    """Effective ratio of injection to the bandwidth a GPU gets above each tier.
+
+    Above tier *t* a GPU's share of the uplinks is ``injection / (o_1 x ... x o_t)``,
+    but no tier carries more than the GPU injects: the ratio is
+    ``max(1, max over k <= t of o_1 x ... x o_k)``. Under-subscription (``o < 1``)
+    therefore adds headroom for the tiers above without raising a GPU's rate (Meta: 1:2 at
+    the rack switch, 7:1 above the pod -> 1, 3.5).
+
+    >>> tier_ratios([0.5, 7.0])
+    [1.0, 3.5]
+    >>> tier_ratios([2.0, 1.0])
+    [2.0, 2.0]
+    """
+    out, prod, worst = [], 1.0, 1.0
+    for o in oversubs:
+        prod *= o
+        worst = max(worst, prod)
+        out.append(worst)
+    return out
 
 
 def _even_spread(uplinks: int, per_leaf: int, radix: int, role: str) -> int:
