@@ -113,10 +113,11 @@ def test_unpriced_workbook_is_not_zero(tmp_path, catalog):
 def test_nvl72_integrated_rack_and_completeness(tmp_path, catalog):
     a, path = _workbook(tmp_path, "gb200_nvl72.yaml", load_prices(catalog=catalog), catalog)
     c = a.capex
-    assert c.priced_usd == 3_100_000 and c.scope == "full" and c.completeness == 1.0
+    # the populated rack: $3.5M planning (Morgan Stanley's $3.5-4.0M, low end; prices file)
+    assert c.priced_usd == 3_500_000 and c.scope == "full" and c.completeness == 1.0
     assert {ln.included_in for ln in c.lines[1:]} == {"nvidia-gb200-nvl72-rack"}
     _, _, get = _sheet_values(path)
-    assert get("Total") == 3_100_000 and get("Capex is") == "complete"
+    assert get("Total") == 3_500_000 and get("Capex is") == "complete"
     assert get("Capex completeness (priced share of lines)") == 1.0
 
 

@@ -3,8 +3,9 @@
 Catalog values used (hardware-facts.md §1):
   H100 SXM5   : BF16 989 TF, FP8 1,979 TF, 80 GB, 3.35 TB/s, 700 W, MAMF 794.5 (v2), $27,500
   B200 HGX    : BF16 2,250 TF, FP4 9,000 TF, 180 GB, 8.0 TB/s, 1,000 W, $35,000
-  Gaudi 3     : BF16 1,835 TF, 128 GB, 3.67 TB/s, 900 W, 7 peers x 75 GB/s, $15,625
-  GB200 NVL72 : 72 x B200 (2,500 TF BF16), PUE 1.2, rack $3.1M; IT 122.16 kW =
+  Gaudi 3     : BF16 1,677 TF (1,835 x 1,600 / 1,750 MHz), 128 GB, 3.67 TB/s, 900 W, 7 peers x 75 GB/s,
+                $15,625
+  GB200 NVL72 : 72 x B200 (2,500 TF BF16), PUE 1.2, rack $3.5M; IT 122.16 kW =
                 18 trays x (2 x 2,650 W GB200 + 4 x 25 W CX-7 + 2 x 150 W BlueField-3 + 450 W
                 overhead = 6,150 W) + 9 x 1,240 W switch trays + 2 x 150 W SN2201
 """
@@ -50,16 +51,16 @@ def test_chip_figures_by_hand(catalog, book):
     # B200: 2250 / 8 = 281.25; FP4 9000 / 8 = 1125
     assert b["ridge_flop_per_byte_bf16"] == pytest.approx(281.2, abs=0.06)
     assert b["ridge_flop_per_byte_fp4"] == pytest.approx(1125.0)
-    # Gaudi 3: 1835 / 3.67 = 500.0
-    assert g["ridge_flop_per_byte_bf16"] == pytest.approx(500.0, abs=0.05)
-    # TFLOPS per W: 989 / 700 = 1.4129; 2250 / 1000 = 2.25; 1835 / 900 = 2.0389
+    # Gaudi 3: 1677 / 3.67 = 456.95
+    assert g["ridge_flop_per_byte_bf16"] == pytest.approx(456.9, abs=0.06)
+    # TFLOPS per W: 989 / 700 = 1.4129; 2250 / 1000 = 2.25; 1677 / 900 = 1.8633
     assert h["peak_dense_tflops_bf16_per_w"] == pytest.approx(1.4129, abs=1e-4)
     assert b["peak_dense_tflops_bf16_per_w"] == pytest.approx(2.25)
-    assert g["peak_dense_tflops_bf16_per_w"] == pytest.approx(2.0389, abs=1e-4)
-    # TFLOPS per $1,000: 989 / 27.5 = 35.96; 2250 / 35 = 64.29; 1835 / 15.625 = 117.44
+    assert g["peak_dense_tflops_bf16_per_w"] == pytest.approx(1.8633, abs=1e-4)
+    # TFLOPS per $1,000: 989 / 27.5 = 35.96; 2250 / 35 = 64.29; 1677 / 15.625 = 107.33
     assert h["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(35.96, abs=0.01)
     assert b["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(64.29, abs=0.01)
-    assert g["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(117.44, abs=0.01)
+    assert g["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(107.33, abs=0.01)
     # GB per $1,000: 80 / 27.5 = 2.909; 128 / 15.625 = 8.192
     assert h["hbm_gb_per_1000_usd"] == pytest.approx(2.909, abs=1e-3)
     assert g["hbm_gb_per_1000_usd"] == pytest.approx(8.192, abs=1e-3)
@@ -101,15 +102,16 @@ def test_nvl72_system_figures_by_hand(catalog, book):
     assert m["peak_dense_pflops_bf16_per_facility_mw"] == pytest.approx(1227.90, abs=0.01)
     assert m["gpus_per_facility_mw"] == pytest.approx(72 / 0.146592, abs=0.01)  # 491.16
     assert m["floor_tiles"] == 2  # 1 rack x 2 tiles
-    # capex: the populated rack $3.1M covers its contents; nothing else is listed
-    assert m["capex_usd"] == 3_100_000 and m["capex_is_lower_bound"] is False
-    assert m["capex_integrated_rack_system_usd"] == 3_100_000
+    # capex: the populated rack $3.5M covers its contents; nothing else is listed
+    assert m["capex_usd"] == 3_500_000 and m["capex_is_lower_bound"] is False
+    assert m["capex_integrated_rack_system_usd"] == 3_500_000
     # (with 102.6 kW IT:) energy 123.12 x 8760 x 0.0806 = 86,929.6; facility 0.1026 MW x $11.7M x 5/15 = 400,140
-    # TCO = 3.1M + 400,140 + 5 x (86,929.6 + 155,000) = 4,709,788; / (180 x 5) = 5,233 $/PF-yr.
+    # TCO = 3.5M + 400,140 + 5 x (86,929.6 + 175,000) = 5,209,788; / (180 x 5) = 5,789 $/PF-yr
+    # (maintenance 5 % a year of the $3.5M capex = 175,000).
     # Written on the design's IT power so a new power figure keeps the arithmetic checked:
     it = m["it_power_kw"]  # 122.16 kW today
     energy = it * 1.2 * 8760 * 0.0806
-    tco = 3_100_000 + it / 1000 * 11_700_000 * 5 / 15 + 5 * (energy + 155_000)
+    tco = 3_500_000 + it / 1000 * 11_700_000 * 5 / 15 + 5 * (energy + 175_000)
     assert m["energy_usd_per_year"] == pytest.approx(energy, abs=0.5)
     assert m["facility_usd"] == pytest.approx(it / 1000 * 11_700_000 / 3, abs=0.5)
     assert m["tco_usd_5y"] == pytest.approx(tco, abs=1)
@@ -136,11 +138,11 @@ def test_assumptions_flags_override(catalog, book):
                         maintenance_fraction_per_year=0.0)
     m = _m(compare([NVL72], book, catalog, a))
     # (with 102.6 kW IT:) 102.6 x 1.1 = 112.86 kW x 8760 x 0.12 = 118,638.43; facility 0.1026 x 11.7M x 3/15
-    # = 240,084; TCO = 3.1M + 240,084 + 3 x 118,638.43 (on the design's IT power)
+    # = 240,084; TCO = 3.5M + 240,084 + 3 x 118,638.43 (on the design's IT power)
     it = m["it_power_kw"]
     energy = it * 1.1 * 8760 * 0.12
     assert m["energy_usd_per_year"] == pytest.approx(energy, abs=0.5)
-    assert m["tco_usd_3y"] == pytest.approx(3_100_000 + it / 1000 * 11.7e6 * 3 / 15 + 3 * energy,
+    assert m["tco_usd_3y"] == pytest.approx(3_500_000 + it / 1000 * 11.7e6 * 3 / 15 + 3 * energy,
                                             abs=1)
     items = {r["item"]: r for r in compare([NVL72], book, catalog, a).assumptions}
     assert items["PUE"]["value"] == 1.1 and items["years (TCO horizon)"]["value"] == 3
@@ -171,7 +173,7 @@ def test_target_sizing_by_hand(catalog, book):
     assert h["sized_blocks"] == math.ceil(1000 / 0.989) == 1012
     assert h["sized_capex_usd"] == 1012 * 27_500
     assert n["sized_blocks"] == math.ceil(1000 / 180) == 6 and n["sized_racks"] == 6
-    assert n["sized_capex_usd"] == 6 * 3_100_000
+    assert n["sized_capex_usd"] == 6 * 3_500_000
     assert d["sized_blocks"] == 4 and d["sized_gpus"] == 1024  # 4 SUs of 253.184 PF
     # 50 MW facility: floor(50 / 0.146592) = 341 NVL72 racks (122.16 kW x 1.2 each)
     m = _m(compare([NVL72], book, catalog, target=parse_target("50 MW")))
