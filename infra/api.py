@@ -200,7 +200,7 @@ def collectives(design: ResolvedDesign | Path | str, ops=None, gpus=(), sizes=No
 def train(design: ResolvedDesign | Path | str, model: str, tokens: float,
           gpus: int | None = None, precision: str = "bf16", parallelism: str | dict | None = None,
           batch_tokens: int | None = None, sequence_length: int | None = None,
-          framework: str = "megatron-lm", catalog: Catalog | None = None):
+          framework="megatron-lm", catalog: Catalog | None = None):
     """Time, energy and cost to train ``model`` on ``tokens`` (``infra train``).
 
     Parameters
@@ -212,7 +212,7 @@ def train(design: ResolvedDesign | Path | str, model: str, tokens: float,
     precision : ``"bf16"`` or ``"fp8"``
     parallelism : ``"tp=8,pp=16"`` or a dict; the keys not given are chosen
     batch_tokens, sequence_length : override the model entry's
-    framework : a ``training_framework`` slug (``catalogs/training``)
+    framework : a ``training_framework`` slug (``catalogs/training``) or such an entry
 
     Returns
     -------
@@ -236,7 +236,8 @@ def train(design: ResolvedDesign | Path | str, model: str, tokens: float,
     arch = cat.get(model, "model")
     if sequence_length:
         arch = arch.model_copy(update={"sequence_length": sequence_length})
-    fw = cat.get(framework, "training_framework")
+    fw = (cat.get(framework, "training_framework") if isinstance(framework, str)
+          else framework)
     given = parallelism if isinstance(parallelism, dict) else parse_parallelism(parallelism)
     return _train(_analyze(rd), arch, tokens, fw, gpus=gpus, precision=precision, given=given,
                   batch_tokens=batch_tokens)

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from infra.models.base import PositiveCount, PosFloat, Strict
+from infra.models.base import NonNegFloat, PositiveCount, PosFloat, Strict
 from infra.models.parts import Part
 
 Fraction = Annotated[float, Field(ge=0, le=1.0)]
@@ -96,6 +96,27 @@ class TrainingFramework(Part):
         description="Tokens per optimizer step for a model whose entry publishes none.")
     max_virtual_stages: PositiveCount = Field(
         description="Most interleaved (virtual) pipeline stages per GPU the chooser uses.")
+    memory_bound_bytes_per_token_hidden: NonNegFloat = Field(
+        0.0, description="HBM bytes moved per token per layer by the memory-bound kernels "
+                         "(norms, residual adds, rotary, activation functions), forward and "
+                         "backward, per hidden unit (BF16).")
+    memory_bound_bytes_per_token_ffn: NonNegFloat = Field(
+        0.0, description="The same per FFN unit (gated activation: read gate and up, write "
+                         "the product; backward twice that).")
+    fp8_cast_bytes_per_token_hidden: NonNegFloat = Field(
+        0.0, description="Extra bytes per token per layer per hidden unit to quantise GEMM "
+                         "inputs and output gradients to FP8 (read BF16, write FP8).")
+    fp8_cast_bytes_per_token_ffn: NonNegFloat = Field(
+        0.0, description="The same per FFN unit.")
+    loss_bytes_per_vocab: NonNegFloat = Field(
+        0.0, description="Bytes per token per vocabulary entry of the output softmax and "
+                         "cross-entropy (FP32 logits written, read, gradient written).")
+    memory_bound_efficiency_fraction: Fraction = Field(
+        1.0, description="Share of the GPU's HBM bandwidth the memory-bound kernels sustain.")
+    fsdp: bool = Field(
+        False, description="The framework can shard weights and gradients over data "
+                           "parallelism (ZeRO-3 / FSDP); the chooser then tries it where "
+                           "there is no pipeline parallelism.")
 
 
 __all__ = ["MlaSpec", "ModelArch", "MoeSpec", "TrainingFramework"]

@@ -1,15 +1,35 @@
 """Published training runs the step model is checked against (``docs/guides/training.md``
 quotes :func:`anchor_rows`; ``tests/test_training.py`` holds the targets).
 
-``role``: *anchor* (issue 25's golden cases, the published parallelism given), *held out*
-(nothing in the catalog was set from it; the issue's target is within 25 %).
+``role``:
+
+- *calibration*: the Llama 3 paper's Table 4 (issue 25's golden cases, the published
+  parallelism given). The framework's one compute-efficiency constant
+  (``catalogs/training/megatron-lm.yaml``) is the value that puts these three runs' errors
+  at a geometric mean of zero (:func:`calibrate_compute_efficiency`), rounded to 0.01.
+- *held out*: nothing in the catalog was set from it. NVIDIA's own published Megatron
+  runs (NeMo 24.07 and Megatron-Bridge 25.09 performance summaries: DGX H100, DGX B200,
+  DGX GB200, FP8, with GBS, MBS, sequence, TP/PP/CP/VP and FSDP as published; recompute
+  chosen), and the Llama 3.1 model cards' whole-run GPU-hours. The issue's target is
+  within 25 %.
+- *MoE, not held*: NVIDIA's DeepSeek-V3 runs, published with their configuration: the
+  step model times expert GEMMs at the dense rate, and these runs show it does not hold
+  (a known gap, shown, not hidden).
+- *outside*: shown, not a target: a run whose job (GPUs, parallelism, batch) is not
+  published, so a gap measures the operator's choices as much as the hardware.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from infra.models.starter import DESIGNS_DIR as DESIGNS  # the shipped designs
+
+NEMO = ("NVIDIA NeMo performance summary, NeMo 24.07, DGX-H100, FP8 "
+        "(github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md)")
+MBRIDGE = ("NVIDIA Megatron-Bridge performance summary, NeMo 25.09 container, FP8 "
+           "(github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md)")
 
 
 @dataclass(frozen=True)
@@ -21,46 +41,92 @@ class Anchor:
     parallelism: str
     sequence_length: int | None
     tokens: float
-    figure: str  # model_tflops_per_gpu | gpu_hours
+    figure: str  # model_tflops_per_gpu | gpu_hours | tokens_per_s_per_gpu
     published: float
     source: str
     role: str
+    precision: str = "bf16"
+    batch_sequences: int | None = None  # global batch (sequences); None: the model's
+
+
+def _nv(name, design, model, gpus, gbs, seq, par, tps, source=MBRIDGE):
+    return Anchor(name, design, model, gpus, par, seq, 1e12, "tokens_per_s_per_gpu", tps,
+                  source, "held out", "fp8", gbs)
 
 
 ANCHORS = (
     Anchor("Llama 3 405B, 8,192 H100", "llama3_h100_16k", "llama-3-405b", 8192,
            "tp=8,cp=1,pp=16", None, 15.6e12, "model_tflops_per_gpu", 430,
-           "Llama 3 paper (arXiv 2407.21783) Table 4", "anchor"),
+           "Llama 3 paper (arXiv 2407.21783) Table 4", "calibration"),
     Anchor("Llama 3 405B, 16,384 H100", "llama3_h100_16k", "llama-3-405b", 16384,
            "tp=8,cp=1,pp=16", None, 15.6e12, "model_tflops_per_gpu", 400,
-           "Llama 3 paper Table 4", "anchor"),
+           "Llama 3 paper Table 4", "calibration"),
     Anchor("Llama 3 405B, 16,384 H100, 128K context", "llama3_h100_16k", "llama-3-405b", 16384,
            "tp=8,cp=16,pp=16", 131072, 15.6e12, "model_tflops_per_gpu", 380,
-           "Llama 3 paper Table 4", "anchor"),
+           "Llama 3 paper Table 4", "calibration"),
+    _nv("Llama 3 8B, 8 H100, FP8 (NeMo 24.07)", "dgx_h100_superpod", "llama-3-8b", 8, 128, 8192,
+        "tp=1,pp=1,cp=2,mb=1,fsdp=0", 12036, NEMO),
+    _nv("Llama 3 70B, 64 H100, FP8 (NeMo 24.07)", "dgx_h100_superpod", "llama-3-70b", 64, 128,
+        8192, "tp=4,pp=4,cp=2,vpp=5,mb=1,fsdp=0", 1533, NEMO),
+    _nv("GPT-3 175B, 128 H100, FP8 (NeMo 24.07)", "dgx_h100_superpod", "gpt-3-175b", 128, 256,
+        2048, "tp=4,pp=8,cp=1,vpp=6,mb=1,fsdp=0", 726, NEMO),
+    _nv("GPT-3 175B, 512 H100, FP8 (NeMo 24.07)", "dgx_h100_superpod", "gpt-3-175b", 512, 2048,
+        2048, "tp=4,pp=8,cp=1,vpp=6,mb=2,fsdp=0", 782, NEMO),
+    _nv("Llama 3 8B, 8 H100, FP8 (NeMo 25.09)", "dgx_h100_superpod", "llama-3-8b", 8, 128, 8192,
+        "tp=1,pp=1,cp=1,mb=1,fsdp=1", 14079),
+    _nv("Llama 3 70B, 64 H100, FP8 (NeMo 25.09)", "dgx_h100_superpod", "llama-3-70b", 64, 128,
+        8192, "tp=4,pp=8,cp=1,vpp=5,mb=1,fsdp=0", 1619),
+    _nv("Llama 3.1 405B, 1,024 H100, FP8 (NeMo 25.09)", "llama3_h100_16k", "llama-3-405b", 1024,
+        512, 8192, "tp=8,pp=8,cp=2,vpp=8,mb=1,fsdp=0", 302),
+    _nv("Llama 3 8B, 8 B200, FP8 (NeMo 25.09)", "dgx_b200_su", "llama-3-8b", 8, 128, 8192,
+        "tp=1,pp=1,cp=1,mb=2,fsdp=0", 29994),
+    _nv("Llama 3.1 405B, 128 B200, FP8 (NeMo 25.09)", "dgx_b200_su", "llama-3-405b", 128, 64,
+        8192, "tp=4,pp=8,cp=2,vpp=8,mb=1,fsdp=0", 664),
+    _nv("Llama 3 8B, 8 GB200, FP8 (NeMo 25.09)", "gb200_nvl72_576", "llama-3-8b", 8, 128, 8192,
+        "tp=1,pp=1,cp=1,mb=2,fsdp=0", 31357),
+    _nv("Llama 3 70B, 64 GB200, FP8 (NeMo 25.09)", "gb200_nvl72_576", "llama-3-70b", 64, 128,
+        8192, "tp=1,pp=1,cp=1,mb=2,fsdp=1", 3986),
+    _nv("Llama 3.1 405B, 128 GB200, FP8 (NeMo 25.09)", "gb200_nvl72_576", "llama-3-405b", 128,
+        64, 8192, "tp=2,pp=1,cp=1,mb=1,fsdp=1", 729),
+    Anchor("DeepSeek-V3, 1,024 H100, FP8 (NeMo 25.09)", "llama3_h100_16k", "deepseek-v3", 1024,
+           "tp=2,pp=8,cp=1,vpp=4,ep=64,mb=1,fsdp=0", 4096, 1e12, "tokens_per_s_per_gpu", 1297,
+           MBRIDGE + ", dropless", "MoE, not held", "fp8", 8192),
+    Anchor("DeepSeek-V3, 256 B200, FP8 (NeMo 25.09)", "dgx_b200_su", "deepseek-v3", 256,
+           "tp=1,pp=16,cp=1,vpp=1,ep=8,mb=1,fsdp=0", 4096, 1e12, "tokens_per_s_per_gpu", 2265,
+           MBRIDGE + ", token drop", "MoE, not held", "fp8", 2048),
+    Anchor("DeepSeek-V3, 256 GB200, FP8 (NeMo 25.09)", "gb200_nvl72_576", "deepseek-v3", 256,
+           "tp=1,pp=4,cp=1,vpp=4,ep=64,mb=1,fsdp=0", 4096, 1e12, "tokens_per_s_per_gpu", 3454,
+           MBRIDGE + ", token drop", "MoE, not held", "fp8", 2048),
     Anchor("Llama 3.1 405B, whole run (GPU-hours)", "llama3_h100_16k", "llama-3-405b", 16384,
            "tp=8,cp=1,pp=16", None, 15.6e12, "gpu_hours", 30.84e6,
-           "Llama 3.1 model card: 30.84M H100 GPU-hours, 15.6T tokens (paper)", "held out"),
-    Anchor("GPT-3 175B, 512 H100 (Megatron-LM)", "dgx_h100_superpod", "gpt-3-175b", 512,
-           "tp=4,pp=8", None, 1e12, "model_tflops_per_gpu", 390,
-           "Megatron-LM performance (H100, TP 4, PP 8: 390 TFLOPS/GPU, 47 % MFU; a "
-           "third-party transcription of NVIDIA's figure)", "held out"),
+           "Llama 3.1 model card: 30.84M H100 GPU-hours; 15.6T tokens, 16,384 GPUs, "
+           "Table 4's split (paper)", "held out"),
     Anchor("Llama 3.1 70B, whole run (GPU-hours)", "llama3_h100_16k", "llama-3-70b", 16384,
            "", None, 15e12, "gpu_hours", 7.0e6,
-           "Llama 3.1 model card: 7.0M H100 GPU-hours; parallelism not published (chosen)",
-           "held out"),
+           "Llama 3.1 model card: 7.0M H100 GPU-hours; job size and parallelism not "
+           "published (chosen here on 16,384 GPUs)", "outside"),
     Anchor("Llama 3.1 8B, whole run (GPU-hours)", "llama3_h100_16k", "llama-3-8b", 16384,
            "", None, 15e12, "gpu_hours", 1.46e6,
-           "Llama 3.1 model card: 1.46M H100 GPU-hours; parallelism not published (chosen)",
-           "held out"),
+           "Llama 3.1 model card: 1.46M H100 GPU-hours; job size and parallelism not "
+           "published (chosen here on 16,384 GPUs)", "outside"),
 )
 
 
-def predict(a: Anchor) -> float:
+def predict(a: Anchor, framework=None) -> float:
+    """The model's figure for ``a`` (``framework``: a ``training_framework`` entry to use
+    instead of the catalog's, e.g. with another compute efficiency)."""
     from infra.api import train
 
+    seq = a.sequence_length
+    batch = a.batch_sequences * (seq or 8192) if a.batch_sequences else None
     r = train(DESIGNS / f"{a.design}.yaml", a.model, a.tokens, gpus=a.gpus,
-              parallelism=a.parallelism or None, sequence_length=a.sequence_length)
-    return r.model_tflops_per_gpu if a.figure == "model_tflops_per_gpu" else r.gpu_hours
+              precision=a.precision, parallelism=a.parallelism or None,
+              sequence_length=seq, batch_tokens=batch, framework=framework or "megatron-lm")
+    if a.figure == "model_tflops_per_gpu":
+        return r.model_tflops_per_gpu
+    if a.figure == "tokens_per_s_per_gpu":
+        return r.tokens_per_s / r.gpus
+    return r.gpu_hours
 
 
 def anchor_rows() -> list[dict]:
@@ -74,14 +140,45 @@ def anchor_rows() -> list[dict]:
     return rows
 
 
+def calibrate_compute_efficiency(lo: float = 0.5, hi: float = 1.0) -> float:
+    """The compute efficiency at which the *calibration* runs' errors have a geometric mean
+    of zero (bisection; the model's speed rises with the efficiency)."""
+    from infra.models.catalog import load_catalog
+
+    fw = load_catalog().get("megatron-lm")
+    runs = [a for a in ANCHORS if a.role == "calibration"]
+
+    def log_error(f: float) -> float:
+        g = fw.model_copy(update={"compute_efficiency_fraction": f})
+        return sum(math.log(predict(a, g) / a.published) for a in runs)
+
+    for _ in range(20):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if log_error(mid) < 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+FIGURE = {"model_tflops_per_gpu": "TFLOPS/GPU", "gpu_hours": "GPU-hours",
+          "tokens_per_s_per_gpu": "tokens/s/GPU"}
+
+
 def markdown_table(rows: list[dict]) -> str:
     lines = ["| run | figure | published | predicted | error | role |",
              "|---|---|---:|---:|---:|---|"]
     for r in rows:
-        fig = "TFLOPS/GPU" if r["figure"] == "model_tflops_per_gpu" else "GPU-hours"
-        lines.append(f"| {r['run']} | {fig} | {r['published']:,.0f} | {r['predicted']:,.0f} | "
-                     f"{r['error_pct']:+.1f} % | {r['role']} |")
+        lines.append(f"| {r['run']} | {FIGURE[r['figure']]} | {r['published']:,.0f} | "
+                     f"{r['predicted']:,.0f} | {r['error_pct']:+.1f} % | {r['role']} |")
     return "\n".join(lines)
 
 
-__all__ = ["ANCHORS", "Anchor", "anchor_rows", "markdown_table", "predict"]
+def error_summary(rows: list[dict], role: str = "held out") -> dict:
+    """Median and largest absolute error (%) of the rows of one role."""
+    errs = sorted(abs(r["error_pct"]) for r in rows if r["role"] == role)
+    n = len(errs)
+    med = (errs[n // 2] if n % 2 else (errs[n // 2 - 1] + errs[n // 2]) / 2) if n else 0.0
+    return {"runs": n, "median_abs_error_pct": round(med, 1),
+            "max_abs_error_pct": max(errs) if errs else 0.0}
+
+
+__all__ = ["ANCHORS", "Anchor", "anchor_rows", "calibrate_compute_efficiency",
+           "error_summary", "markdown_table", "predict"]

@@ -25,7 +25,7 @@ tensor fastest, then context, data, pipeline):
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from infra.analysis.perf.collectives import predict
 from infra.analysis.perf.inputs import DesignTiers, Placement
@@ -33,7 +33,7 @@ from infra.analysis.perf.model_flops import ModelFigures
 from infra.models.ml_parts import ModelArch, TrainingFramework
 
 RECOMPUTE = ("none", "selective", "full")
-KEYS = ("tp", "pp", "dp", "cp", "ep", "mb", "vpp", "recompute")
+KEYS = ("tp", "pp", "dp", "cp", "ep", "mb", "vpp", "recompute", "fsdp")
 
 
 @dataclass(frozen=True)
@@ -46,13 +46,16 @@ class Parallelism:
     mb: int = 1  # micro-batch, sequences
     vpp: int = 1  # interleaved (virtual) stages per GPU
     recompute: str = "selective"
+    fsdp: int = 0  # 1: weights and gradients sharded over data parallelism (ZeRO-3)
+    rl: int = 0  # with full recompute: layers per stage recomputed whole (0: all)
 
     @property
     def gpus(self) -> int:
         return self.tp * self.pp * self.dp * self.cp
 
     def text(self) -> str:
-        return ",".join(f"{k}={getattr(self, k)}" for k in KEYS)
+        out = ",".join(f"{k}={getattr(self, k)}" for k in KEYS)
+        return out + (f",rl={self.rl}" if self.recompute == "full" and self.rl else "")
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class Chip:
     peak_bf16_tflops: float
     achievable_bf16_tflops: float
     fp8_speedup: float  # FP8 / BF16 dense peak (0: no FP8)
+    hbm_tbyte_s: float = 0.0  # HBM bandwidth (0: memory-bound kernels not timed)
 
 
 @dataclass(frozen=True)
@@ -90,22 +94,63 @@ def memory_per_gpu(arch: ModelArch, fig: ModelFigures, fw: TrainingFramework, p:
     shard = p.tp * p.pp
     per_dense, per_expert = dense / shard, routed / (p.pp * p.ep)
     shard_d, shard_e = p.dp * p.cp, max(1, p.dp * p.cp // p.ep)
-    weights = (per_dense + per_expert) * fw.weight_bytes_per_param
-    grads = (per_dense / (shard_d if fw.grads_sharded else 1)
-             + per_expert / (shard_e if fw.grads_sharded else 1)) * fw.grad_bytes_per_param
+    if p.fsdp:  # sharded, plus two layers gathered whole (the one computing, the next)
+        gathered = 2 * max(fig.dense_layer_params, fig.moe_layer_params / p.ep) / p.tp
+        weights = ((per_dense / shard_d + per_expert / shard_e + gathered)
+                   * fw.weight_bytes_per_param)
+        grads = (per_dense / shard_d + per_expert / shard_e + gathered) * fw.grad_bytes_per_param
+    else:
+        weights = (per_dense + per_expert) * fw.weight_bytes_per_param
+        grads = (per_dense / (shard_d if fw.grads_sharded else 1)
+                 + per_expert / (shard_e if fw.grads_sharded else 1)) * fw.grad_bytes_per_param
     states = weights + grads
     optim = (per_dense / shard_d + per_expert / shard_e) * fw.optimizer_bytes_per_param
     s = fig.sequence_length / p.cp
     h = arch.hidden_size
-    factor = {"none": fw.activation_bytes_selective + fw.activation_bytes_attention * arch.heads
-              * s / h, "selective": fw.activation_bytes_selective,
-              "full": fw.activation_bytes_full_recompute}[p.recompute]
-    per_layer = factor * s * p.mb * h / p.tp
     layers = math.ceil(arch.layers / p.pp)
+    sel, full = fw.activation_bytes_selective, fw.activation_bytes_full_recompute
+    if p.recompute == "none":
+        kept = layers * (sel + fw.activation_bytes_attention * arch.heads * s / h)
+    elif p.recompute == "selective":
+        kept = layers * sel
+    else:  # full recompute of rl layers (all when 0), selective for the rest
+        rl = p.rl or layers
+        kept = rl * full + (layers - rl) * sel
     inflight = min(m, p.pp) * (1 + (p.pp - 1) / (p.pp * p.vpp) if p.vpp > 1 else 1)
     logits = 4 * s * p.mb * arch.vocab_size / p.tp
     return {"weights_and_grads": states, "optimizer": optim,
-            "activations": per_layer * layers * inflight, "logits": logits}
+            "activations": kept * s * p.mb * h / p.tp * inflight, "logits": logits}
+
+
+def recompute_layers(arch: ModelArch, fig: ModelFigures, fw: TrainingFramework,
+                     p: Parallelism, m: int, usable_bytes: float) -> int:
+    """Fewest layers per stage to recompute whole (Megatron's ``--recompute-num-layers``)
+    so the split fits ``usable_bytes``; all of the stage's layers when none suffice."""
+    layers = math.ceil(arch.layers / p.pp)
+    whole = memory_per_gpu(arch, fig, fw, replace(p, rl=layers), m)
+    per_layer = (memory_per_gpu(arch, fig, fw, replace(p, rl=0, recompute="selective"), m)
+                 ["activations"] - whole["activations"]) / layers  # saved per layer
+    over = sum(memory_per_gpu(arch, fig, fw, replace(p, recompute="selective"), m).values()) \
+        - usable_bytes
+    if per_layer <= 0 or over <= 0:
+        return 1
+    return max(1, min(layers, math.ceil(over / per_layer)))
+
+
+def memory_bound_bytes(arch: ModelArch, fw: TrainingFramework, precision: str) -> float:
+    """HBM bytes per token of the memory-bound kernels (all layers and the loss)."""
+    h = arch.hidden_size
+    bh = fw.memory_bound_bytes_per_token_hidden + (
+        fw.fp8_cast_bytes_per_token_hidden if precision == "fp8" else 0.0)
+    bf = fw.memory_bound_bytes_per_token_ffn + (
+        fw.fp8_cast_bytes_per_token_ffn if precision == "fp8" else 0.0)
+    if arch.moe is None:
+        ffn = arch.layers * arch.ffn_size
+    else:
+        e = arch.moe
+        ffn = (e.dense_layers * arch.ffn_size + (arch.layers - e.dense_layers)
+               * (e.active_experts + e.shared_experts) * e.expert_ffn_size)
+    return arch.layers * bh * h + bf * ffn + fw.loss_bytes_per_vocab * arch.vocab_size
 
 
 def _placement(gpus: int, ppn: int, job: Placement) -> Placement:
@@ -134,15 +179,21 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     seqs = max(1, batch_tokens // fig.sequence_length)
     m = max(1, seqs // (p.dp * p.mb))
     tokens = m * p.mb * p.dp * fig.sequence_length  # tokens per step as run
+    if p.recompute == "full" and not p.rl:
+        p = replace(p, rl=recompute_layers(arch, fig, fw, p, m, usable_gb(chip, fw) * 1e9))
     mem = memory_per_gpu(arch, fig, fw, p, m)
     n = p.gpus
     matmul = tokens * fig.matmul_flops_per_token / n
     attn = tokens * fig.attention_flops_per_token / n
     rate = chip.achievable_bf16_tflops * 1e12 * fw.compute_efficiency_fraction
     mrate = rate * (chip.fp8_speedup if precision == "fp8" and chip.fp8_speedup else 1.0)
-    compute = matmul / mrate + attn / rate
+    membw = chip.hbm_tbyte_s * 1e12 * fw.memory_bound_efficiency_fraction
+    elementwise = tokens * memory_bound_bytes(arch, fw, precision) / n / membw if membw else 0.0
+    compute = matmul / mrate + attn / rate + elementwise
+    whole = (p.rl / math.ceil(arch.layers / p.pp)) if p.recompute == "full" else 0.0
     recompute = {"none": 0.0, "selective": attn / 3 / rate,
-                 "full": (matmul / 3) / mrate + attn / 3 / rate}[p.recompute]
+                 "full": whole * (matmul / 3 / mrate + elementwise / 3)
+                 + attn / 3 / rate}[p.recompute]
     bubble = (p.pp - 1) / (m * p.vpp) * (compute + recompute)
     if (sum(mem.values()) / 1e9 > usable_gb(chip, fw)
             or compute + recompute + bubble >= skip_above):
@@ -153,7 +204,8 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     layers = math.ceil(arch.layers / p.pp)
     s_local = fig.sequence_length / p.cp
     act = p.mb * s_local * h * 2
-    tp_calls = 6 if p.recompute == "full" else 4
+    whole = (p.rl / layers) if p.recompute == "full" else 0.0
+    tp_calls = 4 + 2 * whole
     tp_t = tp_calls * layers * m * _call(t, "all_reduce", _placement(p.tp, d, job), act)
     cp_t = 0.0
     if p.cp > 1:
@@ -161,7 +213,7 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
               else arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim)
         cpl = _placement(p.cp, d // p.tp, job)
         size = p.mb * fig.sequence_length * kv * 2
-        calls = 3 if p.recompute == "full" else 2
+        calls = 2 + whole
         cp_t = calls / 2 * layers * m * (_call(t, "all_gather", cpl, size)
                                          + _call(t, "reduce_scatter", cpl, size))
     ep_t = 0.0
@@ -185,7 +237,11 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
                "cp_s": cp_t * (1 - fw.cp_overlap_fraction),
                "ep_s": ep_t * (1 - fw.ep_overlap_fraction), "pp_s": pp_t,
                "dp_s": dp_t * (1 - fw.dp_overlap_fraction)}
-    breakdown = {"compute_s": compute, "recompute_s": recompute, "bubble_s": bubble, **exposed}
+    if p.fsdp:  # weights gathered for forward and backward of every micro-batch
+        ag = _call(t, "all_gather", dpl, per_gpu_params * fw.weight_bytes_per_param)
+        exposed["dp_s"] += 2 * (m - 1) * ag * (1 - fw.dp_overlap_fraction) + ag
+    breakdown = {"compute_s": compute - elementwise, "memory_bound_s": elementwise,
+                 "recompute_s": recompute, "bubble_s": bubble, **exposed}
     total = sum(breakdown.values())
     return Step(p, m, sum(mem.values()) / 1e9, {k: v / 1e9 for k, v in mem.items()}, total,
                 breakdown, (matmul + attn))
@@ -229,9 +285,11 @@ def candidates(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingF
                     for mb in ([given["mb"]] if "mb" in given else [1, 2]):
                         layers = math.ceil(arch.layers / pp)
                         vs = [v for v in _pow2(fw.max_virtual_stages) if v <= layers] if pp > 1 else [1]
+                        fs = [0, 1] if fw.fsdp and pp == 1 and dp * cp > 1 else [0]
                         for v in ([given["vpp"]] if "vpp" in given else vs):
                             for rc in ([given["recompute"]] if "recompute" in given else RECOMPUTE):
-                                out.append(Parallelism(tp, pp, dp, cp, ep, mb, v, rc))
+                                for f in ([given["fsdp"]] if "fsdp" in given else fs):
+                                    out.append(Parallelism(tp, pp, dp, cp, ep, mb, v, rc, f))
     return out
 
 
@@ -271,6 +329,12 @@ def parse_parallelism(text: str | None) -> dict:
         if key not in KEYS:
             raise InfraError(f"unknown parallelism key {key!r}",
                              hint=f"use {', '.join(KEYS)}, e.g. tp=8,pp=16,dp=64")
+        if key == "fsdp":
+            if value not in ("0", "1"):
+                raise InfraError(f"fsdp={value!r}", hint="fsdp=1 shards weights and gradients "
+                                 "over data parallelism, fsdp=0 does not")
+            out[key] = int(value)
+            continue
         if key == "recompute":
             if value not in RECOMPUTE:
                 raise InfraError(f"recompute={value!r}", hint=f"choose {', '.join(RECOMPUTE)}")
@@ -283,5 +347,6 @@ def parse_parallelism(text: str | None) -> dict:
 
 
 __all__ = ["KEYS", "RECOMPUTE", "Chip", "Parallelism", "Step", "candidates", "choose", "fits",
-           "memory_per_gpu", "parse_parallelism", "state_bytes_per_param", "step",
+           "memory_bound_bytes", "memory_per_gpu", "parse_parallelism",
+           "recompute_layers", "state_bytes_per_param", "step",
            "usable_gb"]
