@@ -43,9 +43,12 @@ def _workers(value: str) -> int:
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), default=None)
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: only on a terminal).")
+@click.option("--max-scenarios", type=click.IntRange(1, 1_000_000), default=100_000,
+              show_default=True,
+              help="Refuse a grid of more scenarios than this (counted before any runs).")
 @click.option("-q", "--quiet", is_flag=True, help="No summary; only errors.")
 def sweep(base, grid_file, workers, scheduler, use_dask, batch_size, objectives, reports,
-          outdir, price_files, catalog_dir, progress, quiet) -> None:
+          outdir, price_files, catalog_dir, progress, quiet, max_scenarios) -> None:
     """Run every scenario of GRID over the BASE design; rows, Pareto front, reports."""
     from infra.reports.progress import progress_bar
     from infra.reports.sweep_report import write_sweep
@@ -58,12 +61,23 @@ def sweep(base, grid_file, workers, scheduler, use_dask, batch_size, objectives,
         res = run_sweep(base, grid_file, workers=_workers(workers), scheduler=scheduler,
                         dask=use_dask, batch_size=batch_size, objectives=obj,
                         catalog_dir=catalog_dir, price_files=tuple(price_files),
-                        progress=advance, on_start=start)
+                        progress=advance, on_start=start, max_scenarios=max_scenarios)
     if not quiet:
         click.echo(render_sweep(res), nl=False)
     for path in write_sweep(res, outdir, Path(base).stem, tuple(dict.fromkeys(reports or ("csv",)))):
         if not quiet:
             click.echo(f"wrote {path}", err=True)
+    if res.internal_errors:  # a bug, not the scenario's merits: never a quiet exit 0
+        import sys
+
+        from infra.cli.main import EXIT_INTERNAL_ERROR
+        from infra.sweeps.scenario import INTERNAL_ROW
+
+        first = next(r for r in res.rows if str(r.get("error") or "").startswith(INTERNAL_ROW))
+        click.echo(f"error: internal error in {res.internal_errors} of {len(res.rows)} scenarios "
+                   f"of {grid_file} over {base} (their rows are in the reports; the first, "
+                   f"scenario {first['scenario']}: {first['error']})", err=True)
+        sys.exit(EXIT_INTERNAL_ERROR)
 
 
 @click.command("diff-designs")

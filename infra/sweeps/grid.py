@@ -35,11 +35,11 @@ Examples
 
 from __future__ import annotations
 
-import ast
 import itertools
 import math
-import operator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -49,9 +49,11 @@ from infra.errors import did_you_mean
 from infra.models.base import Strict
 from infra.models.catalog import validation_error
 from infra.models.yamlio import read_yaml
+from infra.sweeps.constraints import check, compile_constraint
 from infra.sweeps.paths import SweepError, parse_path
 
-MAX_SCENARIOS = 1_000_000  # the expanded grid is held in memory: refuse beyond this
+MAX_SCENARIOS = 1_000_000  # combinations a grid may have at all (checked before expanding)
+DEFAULT_MAX_SCENARIOS = 100_000  # scenarios a sweep runs unless --max-scenarios says more
 COST_INPUTS = ("energy_usd_per_kwh", "pue", "years", "maintenance_fraction_per_year")
 
 
@@ -68,13 +70,25 @@ class Range(Strict):
             raise ValueError("start, stop and step must be finite numbers")
         if self.stop < self.start:
             raise ValueError(f"stop {self.stop} is below start {self.start}")
-        if (self.stop - self.start) / self.step > MAX_SCENARIOS:
-            raise ValueError(f"range has over {MAX_SCENARIOS:,} values")
+        span = (self.stop - self.start) / self.step
+        if not math.isfinite(span) or math.floor(span + 1e-9) + 1 > MAX_SCENARIOS:  # counted
+            raise ValueError(f"range has {_count_text(span)} values, over the "
+                             f"{MAX_SCENARIOS:,} a grid may have")
         return self
 
+    def count(self) -> int:
+        """Number of values (without listing them)."""
+        return int(math.floor((self.stop - self.start) / self.step + 1e-9)) + 1
+
+    @cached_property
+    def _values(self) -> tuple[float, ...]:
+        # round() to 12 places removes float noise (0.1 + 2 * 0.1); a float of 2**52 or
+        # more is already whole, and rounding it is slow (exact decimal conversion)
+        return tuple(x if abs(x) >= 2.0**52 else round(x, 12)
+                     for x in (self.start + i * self.step for i in range(self.count())))
+
     def values(self) -> list[float]:
-        n = int(math.floor((self.stop - self.start) / self.step + 1e-9)) + 1
-        return [round(self.start + i * self.step, 12) for i in range(n)]
+        return list(self._values)
 
 
 class Parameter(Strict):
@@ -95,7 +109,15 @@ class Parameter(Strict):
             raise ValueError("give exactly one of values, range")
         if self.catalog is not None and "." not in self.catalog:
             raise ValueError("catalog must be SLUG.FIELD, e.g. nvidia-b200.tdp_w")
+        for k, v in enumerate(self.values or ()):
+            if not _finite(v):
+                raise ValueError(f"values[{k}] holds a number that is not finite (NaN or "
+                                 "infinity): give a finite number")
         return self
+
+    def count(self) -> int:
+        """Number of values (a range's, without listing them)."""
+        return len(self.values) if self.values is not None else self.range.count()  # type: ignore[union-attr]
 
     @property
     def paths(self) -> tuple[tuple[str | int, ...], ...]:
@@ -136,11 +158,11 @@ class Grid(Strict):
                     raise ValueError(f"parameter {name!r} is in two zip groups")
                 seen.add(name)
         for group in self.axes():
-            lens = {len(self.parameters[n].value_list()) for n in group}
+            lens = {self.parameters[n].count() for n in group}
             if len(lens) > 1:
                 raise ValueError(f"zipped parameters {group} have different lengths {sorted(lens)}")
-        for text in self.constraints:
-            _compile(text, set(self.parameters))
+        for k, text in enumerate(self.constraints):
+            compile_constraint(text, set(self.parameters), k)
         return self
 
     def axes(self) -> list[tuple[str, ...]]:
@@ -157,7 +179,13 @@ class Grid(Strict):
 
     def size(self) -> int:
         """Combinations before constraints."""
-        return math.prod(len(self.parameters[a[0]].value_list()) for a in self.axes())
+        return math.prod(self.parameters[a[0]].count() for a in self.axes())
+
+    def design_analyses(self) -> int:
+        """Design analyses a full run needs at most: combinations of the parameters that
+        change the design or catalog (scenarios differing only in cost inputs share one)."""
+        return math.prod(self.parameters[a[0]].count() for a in self.axes()
+                         if any(self.parameters[n].input is None for n in a))
 
 
 @dataclass(frozen=True)
@@ -177,30 +205,85 @@ def load_grid(path: Path | str) -> Grid:
         raise SweepError("a grid file must be a YAML mapping", file=str(path), line=1,
                          hint="start with 'parameters:'")
     try:
-        return Grid.model_validate(data)
+        with in_grid(str(path)):  # a constraint's own error names the grid file too
+            return Grid.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc, path, SweepError) from None
 
 
-def scenarios(grid: Grid) -> list[Scenario]:
+@contextmanager
+def in_grid(grid_file: str | None):
+    """A grid error raised without its file gets the grid file and the line of its
+    YAML path."""
+    try:
+        yield
+    except SweepError as exc:
+        if exc.file or not grid_file:
+            raise
+        from infra.models.yamlio import line_of
+
+        line = line_of(Path(grid_file), parse_path(exc.path)) if exc.path else None
+        raise SweepError(exc.message, file=grid_file, path=exc.path, line=line,
+                         hint=exc.hint) from None
+
+
+def scenarios(grid: Grid, max_scenarios: int | None = None) -> list[Scenario]:
     """Every combination that passes the constraints, in grid order (first parameter
     slowest), numbered from 0 before filtering so indices are stable across edits of
-    the constraints."""
+    the constraints.
+
+    With ``max_scenarios``, more scenarios than that are refused (a
+    :class:`SweepError` saying how many and how many design analyses) before any is
+    built: the count without constraints is known at once; with constraints, the
+    combinations are counted (bounded by :data:`MAX_SCENARIOS`) until the budget is
+    passed."""
     n = grid.size()
     if n > MAX_SCENARIOS:
         raise SweepError(f"the grid has {n:,} combinations, over the {MAX_SCENARIOS:,} limit",
+                         path=("parameters",),
                          hint="zip parameters that vary together, or split the sweep")
-    checks = [_compile(t, set(grid.parameters)) for t in grid.constraints]
+    checks = [compile_constraint(t, set(grid.parameters), k)
+              for k, t in enumerate(grid.constraints)]
     axes = grid.axes()
     columns = [[dict(zip(a, vs)) for vs in zip(*(grid.parameters[p].value_list() for p in a))]
                for a in axes]
-    out = []
-    for i, combo in enumerate(itertools.product(*columns)):
-        values = {k: v for part in combo for k, v in part.items()}
-        values = {k: values[k] for k in grid.parameters}
-        if all(_check(c, values, t) for c, t in zip(checks, grid.constraints)):
-            out.append(Scenario(i, scenario_name(grid, values), values))
-    return out
+
+    def combos():
+        for i, combo in enumerate(itertools.product(*columns)):
+            values = {k: v for part in combo for k, v in part.items()}
+            values = {k: values[k] for k in grid.parameters}
+            if all(check(c, values, t, k)
+                   for k, (c, t) in enumerate(zip(checks, grid.constraints))):
+                yield i, values
+
+    if max_scenarios is not None and n > max_scenarios:
+        kept = n if not checks else sum(1 for _ in itertools.islice(combos(), max_scenarios + 1))
+        if kept > max_scenarios:
+            count = (f"more than {max_scenarios:,} scenarios after its constraints (of "
+                     f"{n:,} combinations)" if checks else
+                     f"{n:,} scenarios ({grid.design_analyses():,} design analyses)")
+            raise SweepError(f"the grid has {count}, over the budget of {max_scenarios:,}",
+                             path=("parameters",),
+                             hint="narrow the grid, or raise --max-scenarios (each design "
+                                  "analysis is a full design run; scenarios that differ only "
+                                  "in input: values share one)")
+    return [Scenario(i, scenario_name(grid, values), values) for i, values in combos()]
+
+
+def _finite(v: Any) -> bool:
+    """No NaN or infinity anywhere in a value (a mapping or list value included)."""
+    if isinstance(v, float):
+        return math.isfinite(v)
+    if isinstance(v, dict):
+        return all(_finite(x) for x in v.values())
+    if isinstance(v, list):
+        return all(_finite(x) for x in v)
+    return True
+
+
+def _count_text(span: float) -> str:
+    return (f"{int(math.floor(span + 1e-9)) + 1:,}" if math.isfinite(span) and span < 1e18
+            else "too many")
 
 
 def scenario_name(grid: Grid, values: dict[str, Any]) -> str:
@@ -213,69 +296,3 @@ def scenario_name(grid: Grid, values: dict[str, Any]) -> str:
         else:
             parts.append(f"{k}={v}")
     return ",".join(parts)
-
-
-def _check(tree: ast.Expression, values: dict[str, Any], text: str) -> bool:
-    try:
-        return bool(_eval(tree, values))
-    except (TypeError, ZeroDivisionError, ArithmeticError) as exc:
-        shown = {k: (v if not isinstance(v, (dict, list)) else type(v).__name__)
-                 for k, v in values.items()}
-        raise SweepError(f"constraint {text[:80]!r} fails on {shown}: {exc}",
-                         path=("constraints",),
-                         hint="compare values of the same type (quote strings)") from None
-
-
-_BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.Div: operator.truediv, ast.Mod: operator.mod}
-_CMP = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-        ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
-        ast.NotIn: lambda a, b: a not in b}
-
-
-def _compile(text: str, names: set[str]) -> ast.Expression:
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError as exc:
-        raise SweepError(f"constraint {text[:80]!r} is not an expression: {exc.msg}",
-                         path=("constraints",), hint="e.g. \"not (tray == 'x' and oversub == 2)\"") from None
-    allowed = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub,
-               ast.Compare, ast.Name, ast.Load, ast.Constant, ast.BinOp, ast.Tuple, ast.List,
-               *_BIN, *_CMP)
-    for node in ast.walk(tree):
-        if not isinstance(node, allowed):
-            raise SweepError(f"constraint {text[:80]!r} uses {type(node).__name__}, which "
-                             "constraints do not allow", path=("constraints",),
-                             hint="use comparisons, and/or/not, in, + - * / %")
-        if isinstance(node, ast.Name) and node.id not in names:
-            raise SweepError(f"constraint {text[:80]!r} names {node.id!r}, not a parameter",
-                             path=("constraints",), hint=did_you_mean(node.id, sorted(names)))
-    return tree
-
-
-def _eval(node: ast.AST, env: dict[str, Any]) -> Any:
-    if isinstance(node, ast.Expression):
-        return _eval(node.body, env)
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Name):
-        return env[node.id]
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return tuple(_eval(e, env) for e in node.elts)
-    if isinstance(node, ast.UnaryOp):
-        v = _eval(node.operand, env)
-        return (not v) if isinstance(node.op, ast.Not) else -v
-    if isinstance(node, ast.BoolOp):
-        vals = (_eval(v, env) for v in node.values)
-        return all(vals) if isinstance(node.op, ast.And) else any(vals)
-    if isinstance(node, ast.BinOp):
-        return _BIN[type(node.op)](_eval(node.left, env), _eval(node.right, env))
-    if isinstance(node, ast.Compare):
-        left = _eval(node.left, env)
-        for op, comp in zip(node.ops, node.comparators):
-            right = _eval(comp, env)
-            if not _CMP[type(op)](left, right):
-                return False
-            left = right
-        return True
-    raise SweepError(f"unsupported constraint element {type(node).__name__}")  # pragma: no cover

@@ -30,21 +30,31 @@ CHUNK = 512
 
 
 def parse_objectives(text: str) -> dict[str, str]:
-    """``"capex_usd:min,peak_dense_pflops_bf16:max"`` -> mapping (default direction min).
+    """``"capex_usd:min,peak_dense_pflops_bf16:max"`` -> mapping. Every objective names
+    its direction (a metric where more is better minimised by default would give a
+    front of the worst designs); an empty list, or a metric named twice, is an error.
 
-    >>> parse_objectives("capex_usd, peak_dense_pflops_bf16:max")
+    >>> parse_objectives("capex_usd:min, peak_dense_pflops_bf16:max")
     {'capex_usd': 'min', 'peak_dense_pflops_bf16': 'max'}
     """
+    hint = "e.g. --objectives capex_usd:min,peak_dense_pflops_bf16:max"
     out: dict[str, str] = {}
     for item in (s.strip() for s in text.split(",")):
         if not item:
             continue
-        name, _, direction = item.partition(":")
-        direction = direction.strip() or "min"
+        name, _, direction = (x.strip() for x in item.partition(":"))
+        if not name:
+            raise SweepError(f"objective {item[:80]!r} names no metric", hint=hint)
         if direction not in ("min", "max"):
-            raise SweepError(f"objective {item!r}: direction must be min or max",
-                             hint="e.g. --objectives capex_usd:min,peak_dense_pflops_bf16:max")
-        out[name.strip()] = direction
+            raise SweepError(f"objective {item[:80]!r}: give the direction, min or max "
+                             f"({name[:60]}:min or {name[:60]}:max)", hint=hint)
+        if name in out:
+            raise SweepError(f"objective {name[:80]!r} is named twice"
+                             + (" with opposite directions" if out[name] != direction else ""),
+                             hint=hint)
+        out[name] = direction
+    if not out:
+        raise SweepError(f"--objectives {text[:80]!r} names no objective", hint=hint)
     return out
 
 

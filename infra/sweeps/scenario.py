@@ -31,6 +31,7 @@ from infra.sweeps.grid import Grid, Scenario
 from infra.sweeps.paths import SweepError, parse_path, set_path
 
 ERROR_CHARS = 300  # an error row keeps this much of the message
+INTERNAL_ROW = "internal error ("  # how a row that failed on a bug of infra starts
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def run_scenario(ctx: SweepContext, sc: Scenario) -> dict[str, Any]:
     except InfraError as exc:
         return {**row, "status": "error", "error": _clip(str(exc))}
     except (ArithmeticError, ValueError, TypeError, KeyError) as exc:  # a bug: keep the sweep
-        return {**row, "status": "error", "error": _clip(f"internal error ({type(exc).__name__}: "
+        return {**row, "status": "error", "error": _clip(f"{INTERNAL_ROW}{type(exc).__name__}: "
                                                          f"{exc}); please report")}
     if da.findings:  # a design rule broken (e.g. supply short under N+N): figures kept
         text = "; ".join(f"finding: {f.path}: {f.message}" for f in da.findings)

@@ -28,10 +28,10 @@ from infra.models.resolve import load_design
 from infra.models.yamlio import read_yaml
 from infra.sweeps.diff import DesignDiff, diff, flatten
 from infra.sweeps.execute import run_all
-from infra.sweeps.grid import Grid, load_grid, scenarios
+from infra.sweeps.grid import DEFAULT_MAX_SCENARIOS, Grid, in_grid, load_grid, scenarios
 from infra.sweeps.pareto import bound_reason, check_objectives, pareto_front
 from infra.sweeps.paths import SweepError, get_path
-from infra.sweeps.scenario import analysed, context_for, scenario_metrics
+from infra.sweeps.scenario import INTERNAL_ROW, analysed, context_for, scenario_metrics
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,13 @@ class SweepResult:
     @property
     def errors(self) -> int:
         return sum(1 for r in self.rows if r["status"] != "ok")
+
+    @property
+    def internal_errors(self) -> int:
+        """Rows that failed on a bug of ``infra``, not on the scenario's own merits (the
+        command line reports them and exits with the internal-error code)."""
+        return sum(1 for r in self.rows if r["status"] == "error"
+                   and str(r.get("error") or "").startswith(INTERNAL_ROW))
 
     def columns(self) -> list[str]:
         """Union of row keys, in first-seen order (failed rows lack the metrics)."""
@@ -179,7 +186,8 @@ def sweep(base: Path | str, grid: Grid | dict | Path | str, *, workers: int = 1,
           objectives: dict[str, str] | None = None, catalog_dir: Path | str | None = None,
           price_files: tuple = (), cost: CostAssumptions | None = None,
           progress: Callable[[int], None] | None = None,
-          on_start: Callable[[int], None] | None = None) -> SweepResult:
+          on_start: Callable[[int], None] | None = None,
+          max_scenarios: int | None = DEFAULT_MAX_SCENARIOS) -> SweepResult:
     """Run every scenario of ``grid`` over the design file ``base``.
 
     Parameters
@@ -198,21 +206,30 @@ def sweep(base: Path | str, grid: Grid | dict | Path | str, *, workers: int = 1,
         Called with a count of finished scenarios as batches complete.
     on_start : callable, optional
         Called once with the number of scenarios to run (for a progress bar's total).
+    max_scenarios : int or None
+        Refuse a grid of more scenarios than this (after constraints; counted before any
+        runs); None: only the grid limit of :data:`~infra.sweeps.grid.MAX_SCENARIOS`
+        combinations.
 
     Returns
     -------
     SweepResult
     """
     g = _grid(grid)
+    grid_file = None if isinstance(grid, (Grid, dict)) else str(grid)
     data = _base(base)
-    check_paths(g, data, None if isinstance(grid, (Grid, dict)) else str(grid))
-    check_inputs(g, None if isinstance(grid, (Grid, dict)) else str(grid),
-                 catalog_dir=catalog_dir, price_files=price_files, cost=cost)
+    check_paths(g, data, grid_file)
+    with in_grid(grid_file):  # the budget first: nothing is listed past it
+        items = scenarios(g, max_scenarios)
+        if not items:
+            raise SweepError(f"the constraints leave no scenario of the {g.size():,} "
+                             "combinations", path=("constraints",),
+                             hint="loosen the constraints (a combination runs when every "
+                                  "one is true)")
+    check_inputs(g, grid_file, catalog_dir=catalog_dir, price_files=price_files, cost=cost)
     if g.train is not None:  # an unknown model is the grid's error, not every row's
         cat = load_catalog(catalog_dir)
-        cat.get(g.train.model, "model", file=None if isinstance(grid, (Grid, dict)) else str(grid),
-                path=("train", "model"))
-    items = scenarios(g)
+        cat.get(g.train.model, "model", file=grid_file, path=("train", "model"))
     if on_start:
         on_start(len(items))
     ctx = context_for(base, g, data, catalog_dir=catalog_dir, price_files=price_files, cost=cost)
