@@ -115,12 +115,16 @@ def test_gb200_su_below_nvidia_1_2_mw(catalog):
     assert m["it_power_kw"] == pytest.approx(1037.696)
     assert m["node_optics_power_kw"] == pytest.approx(5.184)
     (su,) = [r for r in a.envelopes if r.scope == "pod:su"]
-    # NOT within 10 %: with the rack at NVIDIA's ~120 kW (+5 % at most: 126 kW), 8 racks and
-    # this compute fabric reach at most 8 x 126 + 60.4 = 1,068.4 kW, 11 % under 1.2 MW. NVIDIA's
-    # SU TDP is a provisioning figure covering more than the modelled racks and compute fabric
-    # (storage and in-band fabrics, management); the report says so with a warning.
+    # NOT within 10 % (issue 28 asked for it; documented as a bound instead): with the rack at
+    # NVIDIA's ~120 kW (+5 % at most: 126 kW), 8 racks and this compute fabric reach at most
+    # 8 x 126 + 60.4 = 1,068.4 kW, 11 % under 1.2 MW. NVIDIA's RA (architecture page, read):
+    # the SU is "a combination of DGX systems, InfiniBand and Ethernet networking, management
+    # nodes, and storage ... Each SU requires a TDP of 1.2 MW", with no counts or powers for
+    # the Ethernet fabric, management nodes or storage, which this design does not hold. So
+    # 1,200 - 1,037.7 = 162.3 kW is NVIDIA's allowance for them; the envelope's label says so.
     assert su.published_kw == 1200 and su.diff_pct == pytest.approx((1037.696 / 1200 - 1) * 100)
     assert su.computed_kw < su.published_kw and "-13.5 %" in su.warning
+    assert "storage, management, Ethernet (not modelled)" in su.label
 
 
 def test_no_shipped_design_has_a_silent_zero(catalog):
