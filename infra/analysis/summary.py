@@ -209,6 +209,8 @@ class DesignAnalysis:
             "collectives": self._collective_rows(),
             "assumptions": self._assumptions(),
         }
+        if self.rd.design.storage:  # storage reached: GB/s per GPU and per job size
+            t["storage"] = _storage_rows(self.rd, self.fabrics)
         t.update(self.extra_tables)
         return t
 
@@ -407,6 +409,10 @@ def _analyze(rd: ResolvedDesign, book: PriceBook | None) -> DesignAnalysis:
 
     check_design_size(rd)  # 1 to 10^12 GPUs, before any figure is computed
     fabrics = design_fabrics(rd)
+    if rd.design.storage:  # resolve now: a bad storage entry is an input error (exit 2)
+        from infra.analysis.network.storage import design_storage
+
+        design_storage(rd, fabrics)
     power = design_power(rd, fabrics)
     cooling = design_cooling(rd, power)
     bom = bill_of_materials(rd, cooling.unit_counts(), fabrics)
@@ -422,3 +428,9 @@ def analyze_file(path: Path | str, catalog: Catalog | None = None,
     """Load ``path`` and analyse it (the Python API behind ``infra design``); ``book``:
     prices (:func:`infra.models.prices.load_prices`), default the shipped price files."""
     return analyze(load_design(path, catalog), book)
+
+
+def _storage_rows(rd, fabrics) -> list[dict]:
+    from infra.analysis.network.storage import design_storage, storage_rows
+
+    return storage_rows(design_storage(rd, fabrics))

@@ -34,6 +34,7 @@ from infra.models.parts import (
 )
 from infra.models.ml_parts import ModelArch, TrainingFramework
 from infra.models.perf_parts import CollectiveModel
+from infra.models.storage_parts import StorageSystem
 from infra.models.systems import (
     ComputeTray,
     CoolingUnit,
@@ -66,6 +67,7 @@ KIND_MODELS: dict[str, type[Part]] = {
         CollectiveModel,
         ModelArch,
         TrainingFramework,
+        StorageSystem,
     )
 }
 

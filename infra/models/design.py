@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from infra.models.base import Count, PerRackCount, PosFloat, PositiveCount, Slug, Source, Strict
-from infra.models.fabric import FabricSpec
+from infra.models.fabric import FabricSpec, StorageSpec
 from infra.models.systems import Redundancy
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=64)]
@@ -128,6 +128,9 @@ class Design(Strict):
     pods: dict[Name, Pod] = Field({}, description="Repeated blocks of racks and of other pods (SUs), by name.")
     fabrics: dict[Name, FabricSpec] = Field(
         {}, description="Scale-out, front-end or management networks, by name.")
+    storage: dict[Name, StorageSpec] = Field(
+        {}, description="Storage systems the nodes reach (catalog storage_system), by name, and the "
+        "fabric or NICs that carry their traffic.")
     build: Annotated[dict[Name, PositiveCount], Field(min_length=1)] = Field(
         description="Top-level rack layouts or pods -> how many the cluster has.")
     # Overrides of catalogs/rates/default.yaml for `infra failures` (checked there):

@@ -113,3 +113,22 @@ class FabricSpec(Strict):
             raise ValueError(f"the top tier ({self.tiers[-1].role}) joins the whole fabric: a group there "
                              "would leave disconnected islands; add a tier above it or drop its group")
         return self
+
+
+class StorageSpec(Strict):
+    """Storage the design's nodes reach: catalog storage units and the network between.
+
+    Example (Meta's Tectonic for Llama 3, over the servers' front-end NICs)::
+
+        storage:
+          tectonic: {type: meta-tectonic-llama3, networks: [front_end]}
+    """
+
+    type: Slug = Field(description="Slug of a catalog storage_system (an appliance, a node or a whole system).")
+    count: PositiveCount = Field(1, description="Units of that type.")
+    networks: list[Literal["scale_out", "converged", "front_end", "management"]] = Field(
+        ["front_end"], description="Node NICs whose tray 'network:' tag is listed carry the storage traffic.")
+    fabric: str | None = Field(
+        None, description="A fabric of this design the units attach to: their ports take free ports of its "
+        "first tier (too few is an error) and its per-GPU bandwidth bounds the path. Unset: the network between the nodes' NICs "
+        "and the storage is not modelled (only the NICs and the storage throughput bound it).")

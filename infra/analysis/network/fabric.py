@@ -90,6 +90,7 @@ class FabricResult:
     node_optics_typical_kw: float = 0.0
     # per tier, bottom up: separate blocks the tier is built as (1, or its group's instances)
     blocks: list[int] = field(default_factory=list)
+    storage_ports: int = 0  # storage units' ports on the first tier's free ports (all planes)
 
     def switches(self, role: str) -> int:
         return sum(t.switches for t in self.tiers if t.role == role)
@@ -148,6 +149,7 @@ def size_fabric(rd: ResolvedDesign, name: str, spec: FabricSpec) -> FabricResult
     res = FabricResult(name, spec, tree, [], spec.planes, nodes, nodes * gpn, gpn, ports, speed,
                        0.0, 0, {}, {})
     res.blocks = instances
+    res.storage_ports = _storage_ports(rd, name, spec, tree, rates[0], err)
     _media(rd, res, switches, err)
     _bandwidth(res)
     return res
@@ -226,6 +228,31 @@ def _tier_instances(rd: ResolvedDesign, spec: FabricSpec, nodes: int, err) -> li
                       hint="group by a pod whose instances hold every node of the fabric")
         out.append(c)
     return out
+
+
+def _storage_ports(rd: ResolvedDesign, name: str, spec: FabricSpec, tree, rate: float, err) -> int:
+    """Ports of the design's storage units attached to fabric ``name``: they take free
+    ports of the first tier (too few free: an error naming how many are missing)."""
+    total = 0
+    for sname, st in rd.design.storage.items():
+        if st.fabric != name:
+            continue
+        part = rd.catalog.get(st.type, "storage_system", file=str(rd.file),
+                              path=("storage", sname, "type"))
+        if part.ports is None or part.port_gbit_s is None:  # type: ignore[attr-defined]
+            raise err(f"storage {sname!r} ({part.slug}) attaches to this fabric but its catalog "
+                      "entry gives no ports / port_gbit_s", (),
+                      hint=f"unset storage.{sname}.fabric, or give the entry its network ports")
+        if part.port_gbit_s != rate:  # type: ignore[attr-defined]
+            raise err(f"storage {sname!r} ports run at {part.port_gbit_s:g} Gb/s, the fabric's "  # type: ignore[attr-defined]
+                      f"links at {rate:g} Gb/s", ())
+        total += st.count * part.ports  # type: ignore[attr-defined]
+    free = tree.tiers[0].ports_free * spec.planes
+    if total > free:
+        raise err(f"{total:,} storage ports attach to this fabric; its {spec.tiers[0].role} tier has "
+                  f"{free:,} free ports", ("tiers", 0),
+                  hint="add leaves for the storage (a fabric of its own), or use fewer storage units")
+    return total
 
 
 def _racks_with_nodes(rd: ResolvedDesign, spec: FabricSpec) -> int:
@@ -310,7 +337,8 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             tr_kw = w_to_kw(sum(tr_w))
         res.tiers.append(TierRow(
             res.name, t.role, sw.slug, n_sw, ts.radix, res.link_gbit_s, t.oversubscription,
-            links, ts.ports_used * planes, ts.ports_free * planes,
+            links, ts.ports_used * planes + (res.storage_ports if i == 0 else 0),
+            ts.ports_free * planes - (res.storage_ports if i == 0 else 0),
             counts["lower"][0], counts["lower"][1], counts["switch_end"][0],
             counts["switch_end"][1], cable, n_cables, sw_kw, tr_kw, t.group,
             res.blocks[i] if res.blocks else 1))
