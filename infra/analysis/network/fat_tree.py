@@ -139,11 +139,18 @@ def size_fat_tree(
                                   f"{max(per_rail)} switches of radix {radices[0]}; a single tier "
                                   "cannot join them: add a spine tier")
         leaves = sum(ports_per_node * p * c for p, (_, c) in zip(per_rail, groups))
+        used = max(math.ceil(n / p) for p, (n, _) in zip(per_rail, groups))
     else:
         leaves = sum(math.ceil(n * ports_per_node / d1) * c for n, c in groups)
         if n_tiers == 1 and leaves > 1:
             raise FabricSizeError(f"tier 1 ({roles[0]}): {endpoints} ports need {leaves} switches "
                                   f"of radix {radices[0]}; a single tier cannot join them")
+        used = max(math.ceil(n * ports_per_node / math.ceil(n * ports_per_node / d1))
+                   for n, _ in groups)
+    if tor_per_rack is None and n_tiers > 1 and oversubs[0] > 1 and used < d1:
+        # an over-subscribed leaf that is not full gets the uplinks its used ports need
+        # at the ratio (32 nodes at 2:1: 16 uplinks, not the 22 of a full 42-port split)
+        u1 = min(u1, math.ceil(used / oversubs[0]))
     tiers = [TierSize(roles[0], radices[0], d1, u1, leaves, endpoints,
                       endpoints + leaves * u1)]
     if n_tiers >= 2:
