@@ -19,6 +19,7 @@ from conftest import DESIGNS
 from infra.analysis.cost.compare import compare
 from infra.analysis.cost.tco import CostAssumptions
 from infra.models.prices import load_prices
+from infra.reports.compare_tco_xlsx import tco_columns
 
 SHIPPED3 = [str(DESIGNS / f"{n}.yaml") for n in ("aws_nvl36x2", "gb200_nvl72", "dgx_h100_su")]
 
@@ -57,10 +58,16 @@ def test_charts_leave_lower_bounds_out(catalog, book):
     aws = charts["aws_nvl36x2 [none]"]
     nvl = charts["gb200_nvl72 [full]"]
     assert dgx["peak_dense_pflops_bf16_per_musd_capex"] is None  # lower bound: left out
-    assert aws["energy_5y_usd"] is None  # unknown capex: no (cheap-looking) TCO bar at all
-    assert nvl["peak_dense_pflops_bf16_per_musd_capex"] == pytest.approx(180 / 3.1, abs=1e-3)
+    assert aws["energy_usd_tco"] is None  # unknown capex: no (cheap-looking) TCO bar at all
+    rack = book.get("nvidia-gb200-nvl72-rack").usd  # 180 PFLOPS BF16 per rack / its price
+    assert nvl["peak_dense_pflops_bf16_per_musd_capex"] == pytest.approx(180 / (rack / 1e6),
+                                                                         abs=1e-3)
+    assert nvl["bounds"] == {}  # complete capex: no bound anywhere
     allowed = compare(SHIPPED3[1:], book, catalog, allow_mixed_scope=True).chart_rows()
-    assert allowed[1]["option"] == "\u2265 dgx_h100_su [systems]"  # drawn, marked >=
+    dgx = allowed[1]  # drawn; each figure marked by what a lower-bound capex makes it
+    assert dgx["option"] == "dgx_h100_su [systems]"
+    assert dgx["bounds"]["peak_dense_pflops_bf16_per_musd_capex"] == "upper"
+    assert "peak_dense_pflops_bf16_per_facility_mw" not in dgx["bounds"]
 
 
 def test_same_scope_is_ranked(catalog, book):
@@ -84,12 +91,12 @@ def test_compare_xlsx_recalculated_after_energy_edit(tmp_path, run_cli, catalog,
     path = tmp_path / "compare.xlsx"
     wb = openpyxl.load_workbook(path)
     assert wb.defined_names["energy_usd_per_kwh"].attr_text == "Inputs!$B$2"
-    v = recalc(path, keep=("Inputs", "TCO"), edits={("Inputs", "B2"): price})
+    v = recalc(path, keep=("Inputs", "TCO", "Capex lines"), edits={("Inputs", "B2"): price})
     j = run_cli("compare", *SHIPPED3[1:], "nvidia-h100-sxm5", "--energy-price", str(price),
                 "--format", "json")
     want = {o["label"]: o["metrics"] for o in json.loads(j.output)["options"]}
     ws = wb["TCO"]
-    header = [c.value for c in ws[1]]
+    header = tco_columns("bf16")
     for row in ws.iter_rows(min_row=2, max_row=1 + len(want)):
         label = row[0].value
         got = {h: v[("TCO", c.coordinate)] for h, c in zip(header, row)}
@@ -107,10 +114,11 @@ def test_years_and_discount_cells(tmp_path, catalog, book):
 
     path = write_compare_xlsx(compare(SHIPPED3[1:2], book, catalog).as_dict(),
                               tmp_path / "c.xlsx")
-    v = recalc(path, keep=("Inputs", "TCO"), edits={("Inputs", "B5"): 3, ("Inputs", "B7"): 0.08})
+    v = recalc(path, keep=("Inputs", "TCO", "Capex lines"),
+               edits={("Inputs", "B5"): 3, ("Inputs", "B7"): 0.08})
     t = compare(SHIPPED3[1:2], book, catalog,
                 CostAssumptions(years=3, discount_rate=0.08)).options[0].tco
-    header = [c.value for c in openpyxl.load_workbook(path)["TCO"][1]]
+    header = tco_columns("bf16")
     col = lambda h: openpyxl.utils.get_column_letter(header.index(h) + 1)  # noqa: E731
     assert v[("TCO", f"{col('tco_usd')}2")] == pytest.approx(t.tco_usd, abs=0.5)
     assert v[("TCO", f"{col('usd_per_gpu_hour')}2")] == pytest.approx(t.usd_per_gpu_hour, abs=1e-4)

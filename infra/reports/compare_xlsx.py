@@ -1,14 +1,21 @@
-"""xlsx workbook of a comparison: Inputs, TCO, Comparison, Capex lines, Assumptions, Charts.
+"""xlsx workbook of a comparison that stays live: every figure follows the Inputs sheet.
 
-- Inputs: the cost assumptions as named cells (``energy_usd_per_kwh``, ``pue_override``,
-  ``utilisation``, ``years``, ``maintenance_fraction``, ``discount_rate``,
-  ``facility_usd_per_mw``, ``facility_life_years``), with their sources.
-- TCO: per option, capex, GPUs, IT kW, PUE and dense PFLOPS (inputs) and live formulas on
-  the named cells for energy, maintenance, facility, TCO, $ per PFLOP-year and $ per
-  GPU-hour: the same arithmetic as :func:`infra.analysis.cost.tco.total_cost`, so changing an
-  input cell changes every dependent figure.
-- Charts: native bar charts over the ``charts`` rows the analysis computed (lower-bound
-  capex left out). Written atomically.
+Sheets, in order:
+
+- **Inputs**: the cost assumptions as named cells (``energy_usd_per_kwh``,
+  ``pue_override``, ``utilisation``, ``years``, ``maintenance_fraction``,
+  ``discount_rate``, ``facility_usd_per_mw``, ``facility_life_years``) and the base, low
+  and high price of every SKU (:mod:`infra.reports.compare_tco_xlsx`).
+- **TCO**: per option, capex (the sum of its Capex lines), energy, maintenance,
+  facility, TCO, NPV, $ per PFLOP-year and $ per GPU-hour: the arithmetic of
+  :func:`infra.analysis.cost.tco.total_cost` as formulas.
+- **Cash flow**, **Scenarios**, **Comparison**, **Capex lines**: formulas on Inputs and
+  TCO (:mod:`infra.reports.compare_live_xlsx`).
+- **Assumptions**: every assumption with its source.
+- **Charts**: native bar charts over chart data that is itself formulas; each category
+  label carries its bound mark (≥ lower bound, ≤ upper bound).
+
+Written atomically; the tool's formulas are the only ones kept (:mod:`infra.reports.cellsafe`).
 """
 
 from __future__ import annotations
@@ -16,29 +23,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from infra.analysis.cost.compare_bounds import MARK
 from infra.reports.atomic import save_workbook, write_atomic
 from infra.reports.compare_text import cell
 
-
-def _sheet(wb, title: str, rows: list[dict]):
-    from openpyxl.styles import Font, PatternFill
-
-    ws = wb.create_sheet(title)
-    cols = list(rows[0]) if rows else ["(empty)"]
-    ws.append(cols)
-    for r in rows:
-        ws.append([_xl(r.get(c)) for c in cols])
-    for c in ws[1]:
-        c.font = Font(bold=True, color="FFFFFF")
-        c.fill = PatternFill("solid", fgColor="305496")
-    ws.freeze_panes = "A2"
-    for col in ws.columns:
-        width = max((len(str(c.value)) for c in col if c.value is not None), default=8)
-        ws.column_dimensions[col[0].column_letter].width = min(max(width + 2, 8), 60)
-    return ws
+ORDER = ("Inputs", "TCO", "Cash flow", "Scenarios", "Comparison", "Capex lines", "Assumptions",
+         "Charts")
+CHART_HEAD = {"energy_usd_tco": "Energy (present value, USD)",
+              "maintenance_usd_tco": "Maintenance (present value, USD)",
+              "facility_usd": "Facility (USD)"}
 
 
-def _xl(v: Any) -> Any:
+def xl(v: Any) -> Any:
     """Cell value: unknown stays blank (never an 'n/a' string in a numeric column)."""
     if v is None:
         return None
@@ -46,60 +42,160 @@ def _xl(v: Any) -> Any:
     return str(v) if isinstance(v, (list, tuple, dict)) else v
 
 
-def _bar(ws, title: str, y_title: str, cols: list[int], n: int, anchor: str, stacked=False):
+
+def _sheet(wb, title: str, rows: list[dict]):
+    from infra.reports.labels import metric_label
+    from infra.reports.xlsx_report import style_header
+
+    ws = wb.create_sheet(title)
+    cols = list(rows[0]) if rows else ["(empty)"]
+    ws.append([metric_label(c) for c in cols])
+    for r in rows:
+        ws.append([xl(r.get(c)) for c in cols])
+    style_header(ws, 1)
+    ws.freeze_panes = "A2"
+    for col in ws.columns:
+        width = max((len(str(c.value)) for c in col if c.value is not None), default=8)
+        ws.column_dimensions[col[0].column_letter].width = min(max(width + 2, 8), 60)
+    return ws
+
+
+def _bar(ws, title: str, y_title: str, cols: list[int], cat_col: int, n: int, anchor: str,
+         stacked=False):
     from openpyxl.chart import BarChart, Reference
 
     ch = BarChart()
     ch.type = "col"
     ch.title, ch.y_axis.title = title, y_title
+    ch.y_axis.number_format = "#,##0"
+    ch.y_axis.delete = ch.x_axis.delete = False
+    ch.legend.position = "b"
     if stacked:
         ch.grouping, ch.overlap = "stacked", 100
     for c in cols:
         ch.add_data(Reference(ws, min_col=c, min_row=1, max_row=n + 1), titles_from_data=True)
-    ch.set_categories(Reference(ws, min_col=1, min_row=2, max_row=n + 1))
-    ch.width, ch.height = 18, 9
+    ch.set_categories(Reference(ws, min_col=cat_col, min_row=2, max_row=n + 1))
+    ch.width, ch.height = 22, 11
     ws.add_chart(ch, anchor)
+
+
+def _label(option: str, bounds: dict[str, str], cols: list[str]) -> str:
+    """A category label with the bound of the chart's figures (one mark when they agree)."""
+    marks = sorted({MARK[bounds[c]] for c in cols if c in bounds})
+    return f"{'/'.join(marks)} {option}" if marks else option
+
+
+def charts_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
+                 blocks: dict[str, tuple]) -> None:
+    """Sheet "Charts": the chart data as formulas on TCO and Capex lines, four charts."""
+    from openpyxl.utils import get_column_letter as L
+
+    from infra.reports.cellsafe import formula
+    from infra.reports.compare_live_xlsx import _cat_sum
+    from infra.reports.labels import column_header
+
+    rows = data["charts"]
+    ws = wb.create_sheet("Charts")
+    if not rows:
+        return
+    keys = [k for k in rows[0] if k not in ("option", "bounds")]
+    per_usd = [k for k in keys if k.endswith("_per_musd_capex")]
+    per_mw = [k for k in keys if k.endswith("_per_facility_mw")]
+    capex = [k for k in keys if k.startswith("capex_")]
+    tco = capex + ["energy_usd_tco", "maintenance_usd_tco", "facility_usd"]
+    groups = [per_usd, per_mw, capex, tco]
+    head = ["Option"] + [CHART_HEAD.get(k) or (
+        "Peak dense PFLOPS per $M capex" if k in per_usd else
+        "Peak dense PFLOPS per facility MW" if k in per_mw else
+        column_header(k).replace("Capex ", "", 1).capitalize()) for k in keys]
+    head += ["Label: PFLOPS per $M", "Label: PFLOPS per MW", "Label: capex", "Label: TCO"]
+    ws.append(head)
+    col = {k: L(i + 2) for i, k in enumerate(keys)}
+    prec = data.get("cost_inputs", {}).get("precision", "bf16")
+    for j, r in enumerate(rows):
+        i, t = j + 2, {k: f"TCO!${c}${j + 2}" for k, c in tco_cols.items()}
+        ws.cell(row=i, column=1, value=r["option"])
+        label = data["options"][j]["label"]
+        for k in keys:
+            ref = f"{col[k]}{i}"
+            if r[k] is None and not k.startswith("capex_"):
+                continue  # unknown, or a capex that may not be drawn: no bar
+            pf = t.get(f"peak_dense_pflops_{prec}")
+            if k in per_usd:
+                text = f'=IF(OR({t["capex_usd"]}="",{pf}=""),"",{pf}/({t["capex_usd"]}/1000000))'
+            elif k in per_mw:
+                text = f'=IF({pf}="","",{pf}/({t["it_power_kw"]}*{t["pue_used"]}/1000))'
+            elif k.startswith("capex_"):
+                if r.get("energy_usd_tco") is None or label not in blocks:
+                    continue  # capex not drawn for this option
+                text = _cat_sum(blocks[label], k[len("capex_"):-len("_usd")])
+            elif k == "energy_usd_tco":
+                text = f'={t["annuity_factor"]}*{t["energy_usd_per_year"]}'
+            elif k == "maintenance_usd_tco":
+                text = (f'=IF({t["maintenance_usd_per_year"]}="","",{t["annuity_factor"]}*'
+                        f'{t["maintenance_usd_per_year"]})')
+            else:
+                text = f'={t["facility_usd"]}'
+            formula(ws, ref, text)
+            ws[ref].number_format = "#,##0.0" if k in per_usd + per_mw else '"$"#,##0'
+        for g, grp in enumerate(groups):
+            ws.cell(row=i, column=len(keys) + 2 + g,
+                    value=_label(r["option"], r.get("bounds", {}), grp))
+    n = len(rows)
+    idx = {k: i + 2 for i, k in enumerate(keys)}
+    lab = len(keys) + 2
+    at = L(lab + 5)
+    any_b = lambda grp, b: any(r.get("bounds", {}).get(k) == b  # noqa: E731
+                               for r in rows for k in grp)
+    _bar(ws, "Peak dense PFLOPS per $M of capex (\u2264: upper bound, capex a lower bound; "
+         "unknown capex left out)", "PFLOPS per $M", [idx[k] for k in per_usd], lab, n, f"{at}2")
+    _bar(ws, "Peak dense PFLOPS per facility MW"
+         + (" (\u2264: upper bound, IT power a lower bound)" if any_b(per_mw, "upper") else ""),
+         "PFLOPS per MW", [idx[k] for k in per_mw], lab + 1, n, f"{at}25")
+    _bar(ws, "Capex by category (\u2265: lower bound; unknown capex left out)", "USD",
+         [idx[k] for k in capex], lab + 2, n, f"{at}48", stacked=True)
+    _bar(ws, "TCO by part (\u2265: lower bound; unknown capex left out)", "USD",
+         [idx[k] for k in tco], lab + 3, n, f"{at}71", stacked=True)
 
 
 def build_workbook(data: dict[str, Any]):
     """An openpyxl Workbook of ``Comparison.as_dict()`` (not saved)."""
     from openpyxl import Workbook
 
+    from infra.reports.compare_live_xlsx import (
+        capex_lines_sheet, cash_flow_sheet, comparison_sheet, scenarios_sheet)
     from infra.reports.compare_tco_xlsx import inputs_sheet, tco_sheet
 
     wb = Workbook()
     wb.remove(wb.active)
+    tco_cols: dict[str, str] = {}
+    blocks: dict[str, tuple] = {}
     if data.get("cost_inputs") and data.get("tco"):
-        inputs_sheet(wb, data["cost_inputs"])
-        tco_sheet(wb, data["tco"], data["cost_inputs"], data.get("capex_scope_check"))
-    _sheet(wb, "Comparison", data["comparison"])
-    _sheet(wb, "Capex lines", data["capex_lines"])
+        prices = inputs_sheet(wb, data["cost_inputs"], data["capex_lines"])
+        blocks = capex_lines_sheet(wb, data["capex_lines"], prices)
+        tco_cols = tco_sheet(wb, data["tco"], data["cost_inputs"], data.get("capex_scope_check"),
+                             blocks)
+        cash_flow_sheet(wb, data, tco_cols)
+        scenarios_sheet(wb, data, tco_cols, blocks)
+        comparison_sheet(wb, data, tco_cols, blocks)
+        charts_sheet(wb, data, tco_cols, blocks)
+    else:  # no cost inputs (an older dict): the tables as they are
+        _sheet(wb, "Comparison", data["comparison"])
+        _sheet(wb, "Capex lines", data["capex_lines"])
     _sheet(wb, "Assumptions", data["assumptions"])
-    rows = [{k: (None if v is None else v) for k, v in r.items()} for r in data["charts"]]
-    ws = wb.create_sheet("Charts")
-    cols = list(rows[0]) if rows else ["option"]
-    ws.append(cols)
-    for r in rows:
-        ws.append([r.get(c) for c in cols])  # blanks where unknown: bars left out, not zero
-    n = len(rows)
-    idx = {c: i + 1 for i, c in enumerate(cols)}
-    flops_per_usd = [i for c, i in idx.items() if "_per_musd_capex" in c]
-    flops_per_mw = [i for c, i in idx.items() if c.endswith("_per_facility_mw")]
-    capex = [i for c, i in idx.items() if c.startswith("capex_")]
-    tco = capex + [i for c, i in idx.items()
-                   if c.startswith(("energy_", "maintenance_", "facility_"))]
-    col0 = len(cols) + 2
-    from openpyxl.utils import get_column_letter
-
-    at = get_column_letter(col0)
-    _bar(ws, "Peak dense PFLOPS per $M capex ([capex scope]; \u2265 lower bound; unknown left out)",
-         "PFLOPS / $M",
-         flops_per_usd, n, f"{at}2")
-    _bar(ws, "Peak dense PFLOPS per facility MW", "PFLOPS / MW", flops_per_mw, n, f"{at}21")
-    _bar(ws, "Capex by category (priced lines)", "USD", capex, n, f"{at}40", stacked=True)
-    _bar(ws, "TCO by category (unknown or lower-bound capex left out)", "USD", tco, n,
-         f"{at}59", stacked=True)
+    wb._sheets.sort(key=lambda ws: ORDER.index(ws.title) if ws.title in ORDER else len(ORDER))
+    _print_setup(wb)
     return wb
+
+
+def _print_setup(wb) -> None:
+    """Landscape A4, one page wide, header rows repeated, footer (the design workbook's
+    page setup, :func:`infra.reports.xlsx_print.page_setup`)."""
+    from infra.reports.xlsx_print import page_setup
+
+    footer = "infra compare".replace("&", "&&")
+    for ws in wb.worksheets:
+        page_setup(ws, 1, footer)
 
 
 def write_compare_xlsx(data: dict[str, Any], path: Path) -> Path:

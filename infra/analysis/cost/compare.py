@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from infra.analysis.cost.compare_costs import cost_inputs, tco_rows
+from infra.analysis.cost.compare_bounds import lower_inputs, option_bounds
+from infra.analysis.cost.compare_costs import (
+    cash_flow_rows, chart_rows, cost_inputs, scenario_rows, tco_rows)
 from infra.analysis.cost.compare_scope import ScopeCheck, is_ranked_metric, rank_cell, scope_check
 from infra.analysis.cost.compare_train import TRAIN_COST, TrainSpec, train_metrics, train_rank
 from infra.analysis.cost.compare_metrics import (
@@ -131,30 +133,15 @@ class Comparison:
         return self.scope is not None and self.scope.ranked
 
     def chart_rows(self, precision: str = "bf16") -> list[dict]:
-        """Per option: PFLOPS per $M of capex and per facility MW; capex by category and
-        TCO parts (priced lines only; None where unknown). Feeds the xlsx charts."""
-        rows = []
-        for o in self.options:
-            pf = o.block.dense_pflops.get(precision)
-            per = o.block.built
-            ok = self.value_ok(o)
-            capex = o.capex.priced_usd if ok else None
-            lb = "\u2265 " if ok and o.capex.is_lower_bound else ""
-            row = {"option": f"{lb}{o.label} [{o.capex.scope}]",
-                   f"peak_dense_pflops_{precision}_per_musd_capex":
-                       _r(pf * per / (capex / 1e6), 3) if pf and capex else None,
-                   f"peak_dense_pflops_{precision}_per_facility_mw":
-                       _r(pf / o.block.facility_mw, 2) if pf and o.block.facility_mw else None}
-            cats = o.capex.by_category() if ok else {}
-            for cat in CATEGORIES:
-                row[f"capex_{cat}_usd"] = _r(cats.get(cat), 0)
-            years = o.tco.years  # no TCO bar without its capex: unknown is not cheap
-            row[f"energy_{years}y_usd"] = _r(o.tco.energy_usd_per_year * years, 0) if ok else None
-            m = o.tco.maintenance_usd_per_year
-            row[f"maintenance_{years}y_usd"] = _r(None if m is None or not ok else m * years, 0)
-            row["facility_usd"] = _r(o.tco.facility_usd, 0) if ok else None
-            rows.append(row)
-        return rows
+        """Per option: the chart figures, None where unknown or not drawable, with their
+        bounds (:func:`infra.analysis.cost.compare_costs.chart_rows`)."""
+        return chart_rows(self.options, self.value_ok, precision)
+
+    def bounds(self) -> dict[str, dict[str, str]]:
+        """Per option label: ``{metric: "lower" | "upper"}`` for its figures that are
+        bounds because capex or IT power is a lower bound."""
+        return {o.label: option_bounds(o.metrics, lower_inputs(o.capex, o.metrics))
+                for o in self.options}
 
     def as_dict(self) -> dict[str, Any]:
         return {"target": self.target.label if self.target else None,
@@ -165,6 +152,8 @@ class Comparison:
                             for o in self.options],
                 "capex_scope_check": self.scope.as_dict() if self.scope else None,
                 "cost_inputs": self.cost_inputs(), "tco": self.tco_rows(),
+                "bounds": self.bounds(), "cash_flow": cash_flow_rows(self.options),
+                "scenarios": scenario_rows(self.options, self.costs),
                 "comparison": self.rows(), "capex_lines": self.capex_rows(),
                 "charts": self.chart_rows()}
 

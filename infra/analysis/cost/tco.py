@@ -17,6 +17,10 @@ Assumptions
   Set it to 0 for an existing hall.
 - TCO = capex + facility + A x (energy + maintenance), A = sum over years t = 1..N of
   1 / (1 + discount rate)^t (A = N undiscounted, the default).
+- NPV of the cash flow (capex in year 0; energy, maintenance and the facility charge
+  facility / N in each year 1..N, all discounted) = capex + A x (energy + maintenance +
+  facility / N); it equals the TCO when the discount rate is 0 (the TCO charges the
+  facility share undiscounted, as a capital cost).
 - $ per GPU-hour = TCO / (GPUs x 8,760 h x N x utilisation); default utilisation 1.0:
   every provisioned hour, the basis on which cloud GPU-hours are priced (e.g. AWS
   Capacity Blocks, hardware-facts.md section 4c).
@@ -127,6 +131,9 @@ class Tco:
     usd_per_gpu_hour: float | None = None
     capex_scope: str = "none"
     capex_completeness_fraction: float | None = None
+    npv_usd: float | None = None  # capex + A x (energy + maintenance + facility / years)
+    annuity_factor: float | None = None  # A: sum over years 1..N of 1 / (1 + r)^t
+    discount_rate: float = 0.0
 
 
 def design_capex(rd: ResolvedDesign, book: PriceBook,
@@ -177,8 +184,8 @@ def total_cost(capex: Capex, it_kw: float, pue: float, dense_pflops: float | Non
     >>> t = total_cost(c, 0.7, 1.58, 0.989, 1, CostAssumptions())
     >>> round(t.energy_usd_per_year, 1), round(t.facility_usd), round(t.tco_usd)
     (780.9, 2730, 41009)
-    >>> round(t.usd_per_gpu_hour, 3)
-    0.936
+    >>> round(t.usd_per_gpu_hour, 3), round(t.npv_usd)  # undiscounted: NPV = TCO
+    (0.936, 41009)
     """
     energy = it_kw * pue * HOURS_PER_YEAR * a.energy_usd_per_kwh
     facility = it_kw / 1000 * a.facility_usd_per_mw * a.facility_share
@@ -188,5 +195,7 @@ def total_cost(capex: Capex, it_kw: float, pue: float, dense_pflops: float | Non
     per = (tco / (dense_pflops * a.years)) if tco is not None and dense_pflops else None
     hours = gpus * HOURS_PER_YEAR * a.years * a.utilisation_fraction
     gpu_h = tco / hours if tco is not None and hours else None
+    npv = (None if usd is None else
+           usd + a.annuity_factor * (energy + maint + facility / a.years))
     return Tco(usd, capex.is_lower_bound, energy, maint, a.years, tco, per, (), facility,
-               gpu_h, capex.scope, capex.completeness)
+               gpu_h, capex.scope, capex.completeness, npv, a.annuity_factor, a.discount_rate)
