@@ -4,8 +4,8 @@ Keys (topograph ``docs/reference/node-labels.md``): ``accelerator.topograph.run/
 (the NVLink domain, only for domains of several nodes), ``.../sub-domain`` (the rack
 of a multi-rack domain) and ``fabric.topograph.run/tier-N`` ("Tier 0 is the switch
 closest to the node"), from the same logical switch tree as the Slurm export. Values
-over 63 characters are replaced, as topograph does, by ``x`` + their FNV-64a hash in
-lower-case hex. Written as ``k8s/labels.json`` ({node: {key: value}}, build order) and
+over 63 bytes are replaced, as topograph does, by ``x`` + their FNV-64a hash in
+lower-case hex without zero padding (Go's ``%x``). Written as ``k8s/labels.json`` ({node: {key: value}}, build order) and
 ``k8s/label-nodes.sh`` (one ``kubectl label node`` line per node).
 
 Examples
@@ -38,15 +38,18 @@ _DNS = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9]
 
 
 def fnv64a(text: str) -> str:
-    """topograph's replacement of a long label value: ``x`` + FNV-1a 64-bit hex."""
+    """topograph's replacement of a long label value: ``x`` + FNV-1a 64-bit hex, written
+    as Go's ``fmt.Sprintf("x%x", h.Sum64())`` writes it (no zero padding;
+    topograph ``pkg/engines/k8s/labeler.go`` ``checkLabel``)."""
     h = 0xCBF29CE484222325
     for b in text.encode():
         h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"x{h:016x}"
+    return f"x{h:x}"
 
 
 def _value(text: str) -> str:
-    return text if len(text) <= 63 else fnv64a(text)
+    # topograph compares Go's len(val), the UTF-8 byte count, with 63
+    return text if len(text.encode()) <= 63 else fnv64a(text)
 
 
 def check_label(key: str, value: str) -> None:

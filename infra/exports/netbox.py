@@ -1,28 +1,35 @@
 """NetBox: device types per catalog part, and the design's racks, devices and cables.
 
-- ``netbox/device-types/<slug>.yaml``: devicetype-library format (manufacturer, model,
-  slug, u_height, is_full_depth, interfaces), one per catalog part the design mounts
-  (compute trays, rack units, fabric switches), checked by
-  :mod:`infra.exports.netbox_check`.
-- ``netbox/bundle.json``: sites, racks, devices, interfaces and cables in NetBox 4.6's
-  REST shapes, with related objects by natural key (``{"name": ...}``, ``{"slug": ...}``)
-  for :func:`push_bundle` (or any client) to resolve into ids; cables use
+- ``netbox/device-types/<manufacturer>/<model>.yaml``: devicetype-library format, named,
+  powered and with port names as the library's CI wants them
+  (:mod:`infra.exports.netbox_types`), checked by :mod:`infra.exports.netbox_check`;
+  one per catalog part the design mounts (compute trays, rack units, fabric switches).
+- ``netbox/bundle.json``: manufacturers, device types, device roles, sites, racks,
+  devices, interfaces and cables in NetBox 4.6's REST shapes, with related objects by
+  natural key (``{"name": ...}``, ``{"slug": ...}``) for :func:`push_bundle` (which
+  creates or reuses the manufacturers, types and roles and checks everything before its
+  first write: :mod:`infra.exports.netbox_push`) or any client; cables use
   ``a_terminations`` / ``b_terminations`` of ``dcim.interface``, ``type``, ``profile``
   ``single-1c1p``, ``length`` + ``length_unit`` from the cabling plan, status planned.
-- ``netbox/csv/{racks,devices,cables}.csv``: the bulk-import columns.
+- ``netbox/csv/1-sites.csv`` ... ``6-cables.csv``: NetBox's bulk-import columns, numbered
+  in import order (the device types' YAML goes in after ``2-manufacturers.csv``);
+  ``5-devices.csv`` names the manufacturer and the device type's model, as NetBox's
+  device import form requires.
 
 Names: racks by design path (``su0.r3``), compute trays by host name, other units
-``<rack>-<slug>-<k>``, fabric switches by their cabling-plan names; interfaces of a tray
-``<nic>/<port>``, of a switch its port number. The bundle lists every instance, so it is
-built for designs up to :data:`~infra.analysis.network.cluster_graph.MAX_CLUSTER_GPUS` GPUs;
-device types are written for any design.
+``<rack>-<catalog slug>-<k>``, fabric switches by their cabling-plan names; interfaces of
+a tray ``<nic>/<port>``, of a switch the library's name for that port (``P0.0`` on a
+QM9700) or else its number. Device roles are named by their slugs. The bundle lists every
+instance, so it is built for designs up to
+:data:`~infra.analysis.network.cluster_graph.MAX_CLUSTER_GPUS` GPUs; device types are
+written for any design.
 
 Examples
 --------
 >>> from infra.models.resolve import load_design
 >>> ex = netbox_export(load_design("designs/dgx_h100_su.yaml"))
->>> sorted(f.path for f in ex.files)[:2]
-['netbox/bundle.json', 'netbox/csv/cables.csv']
+>>> [f.path for f in ex.files][:3]
+['netbox/bundle.json', 'netbox/csv/1-sites.csv', 'netbox/csv/2-manufacturers.csv']
 """
 
 from __future__ import annotations
@@ -30,8 +37,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-
-import yaml
 
 from infra.analysis.layout.cabling import cabling_plan
 from infra.analysis.network.cluster_graph import MAX_CLUSTER_GPUS
@@ -41,7 +46,9 @@ from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
 from infra.analysis.layout.placement import network_placement
 from infra.analysis.network.schedtopo import unit_name
 from infra.exports.common import Export, ExportError, ExportFile
+from infra.exports import netbox_types as nbt
 from infra.exports.netbox_check import check_device_type
+from infra.exports.netbox_push import push_bundle  # noqa: F401 - the documented place
 from infra.models.expand import expand_tray
 from infra.models.parts import Nic
 from infra.models.resolve import ResolvedDesign
@@ -52,6 +59,7 @@ ETH = {100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56", 400: "400gbase-x-osfp
 CABLE_TYPE = {"copper_passive": "dac-passive", "copper_active": "dac-active", "aoc": "aoc",
               "fiber": "smf-os2"}
 SITE = "infra-design"
+ROLE_COLOUR = "9e9e9e"  # NetBox's grey (ColorChoices.COLOR_GREY)
 
 
 def _itype(gbit: float, infiniband: bool) -> str:
@@ -59,7 +67,8 @@ def _itype(gbit: float, infiniband: bool) -> str:
 
 
 def device_types(rd: ResolvedDesign) -> dict[str, dict]:
-    """slug -> devicetype-library document for every part the design mounts."""
+    """catalog slug -> devicetype-library document for every part the design mounts
+    (names, power ports and port names: :mod:`infra.exports.netbox_types`)."""
     parts = {}
     for lay in rd.layouts.values():
         for item in lay.items:
@@ -67,16 +76,27 @@ def device_types(rd: ResolvedDesign) -> dict[str, dict]:
     for f in design_fabrics(rd):
         for t in f.spec.tiers:
             parts.setdefault(t.switch, rd.catalog.get(t.switch))
-    out = {}
+    out: dict[str, dict] = {}
+    seen: dict[str, str] = {}
     for slug in sorted(parts):
         part = parts[slug]
-        dt = {"manufacturer": part.vendor, "model": part.name, "slug": slug,
+        maker, model, nb_slug = nbt.identity(part)
+        src = part.sources[0].url or part.sources[0].title
+        dt = {"manufacturer": maker, "model": model, "slug": nb_slug,
               "u_height": float(getattr(part, "u_height", 0) or 0), "is_full_depth": True,
-              "comments": f"infra catalog type {slug}; source: {part.sources[0].url or part.sources[0].title}"}
+              "comments": f"infra catalog type {slug}: {part.name}; power inlet type not in "
+                          f"the catalog (type other); source: {src}",
+              "power-ports": nbt.power_ports(part)}
         itfs = _interfaces(rd, part)
         if itfs:
             dt["interfaces"] = itfs
         check_device_type(dt)
+        path = nbt.file_path(dt)
+        if path.casefold() in seen or nb_slug in seen:
+            raise ExportError(f"catalog types {seen.get(path.casefold(), seen.get(nb_slug))!r} and "
+                              f"{slug!r} give the same NetBox device type {nb_slug!r} ({path})",
+                              hint="give one of them a different catalog name")
+        seen[path.casefold()] = seen[nb_slug] = slug
         out[slug] = dt
     return out
 
@@ -93,16 +113,16 @@ def _interfaces(rd: ResolvedDesign, part) -> list[dict]:
         return out
     if part.kind == "network_switch":
         ib = part.protocol == "infiniband"
-        return [{"name": str(i + 1), "type": _itype(part.port_gbit_s, ib)} for i in range(part.ports)]
+        splits = sorted({s for slug, s in nbt.switch_splits(rd).values() if slug == part.slug}) or [1]
+        return [{"name": n, "type": _itype(part.port_gbit_s / s, ib)}
+                for s in splits for n in nbt.switch_port_names(part.slug, part.ports, s)]
     return []
 
 
 def netbox_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Export:
     """Device types, and (up to the size limit) the bundle and CSV files."""
     types = device_types(rd)
-    files = [ExportFile(f"netbox/device-types/{s}.yaml",
-                        yaml.safe_dump(d, sort_keys=False, explicit_start=True, width=1000))
-             for s, d in types.items()]
+    files = [ExportFile(nbt.file_path(d), nbt.dump(d)) for d in types.values()]
     gpus = sum(n * expand_tray(rd.catalog.get(s), rd.catalog).count("gpu")  # type: ignore[arg-type]
                for s, n in rd.tray_counts().items())
     warnings = []
@@ -117,17 +137,21 @@ def netbox_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Ex
 
 
 def bundle(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> dict:
-    """Sites, racks, devices, interfaces and cables in NetBox REST shapes (by natural key)."""
+    """Manufacturers, device types, roles, sites, racks, devices, interfaces and cables in
+    NetBox REST shapes (related objects by natural key)."""
+    types = device_types(rd)
     ids = {(n.rack, n.slot): n.name for n in node_identities(rd, pattern)}
-    site = {"name": SITE, "slug": SITE}
+    site = {"name": SITE, "slug": SITE, "status": "planned"}
     racks, devices = [], []
     names: set[str] = set()
+    roles: dict[str, None] = {}
 
     def device(name, slug, rack, pos, role):
         if name in names:
             raise ExportError(f"NetBox device name {name!r} repeats (names are unique per site)")
         names.add(name)
-        d = {"name": name, "device_type": {"slug": slug}, "role": {"slug": role},
+        roles[role] = None
+        d = {"name": name, "device_type": {"slug": types[slug]["slug"]}, "role": {"slug": role},
              "site": {"slug": SITE}, "rack": {"name": rack}, "status": "planned"}
         if pos:
             d.update(position=pos, face="front")
@@ -150,12 +174,26 @@ def bundle(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> dict:
         racks.append(_rack(unit_name(r.path), r.u_height))
     for s in p.switches.values():
         device(unit_name(s.name), s.slug, unit_name(s.rack), s.u, f"{s.role}-switch")
+    splits = nbt.switch_splits(rd)
+    port_names: dict[tuple[str, int], list[str]] = {}
+
+    def port(switch: str, k) -> str:  # a switch's logical port k (1-based) by its type's name
+        s = p.switches[switch]
+        slug, split = splits[(s.fabric, s.role)]
+        got = port_names.get((slug, split))
+        if got is None:
+            got = port_names[(slug, split)] = nbt.switch_port_names(
+                slug, rd.catalog.get(slug).ports, split)  # type: ignore[attr-defined]
+        return got[int(k) - 1] if 0 < int(k) <= len(got) else str(k)
+
     cables, interfaces = [], {}
     for f in design_fabrics(rd):
         for row in cabling_plan(rd, f, max_gpus=MAX_CLUSTER_GPUS):
-            a = (row["a_device"] if row["tier"] == f.tiers[0].role else unit_name(row["a_device"]),
-                 str(row["a_port"]))
-            b = (unit_name(row["b_device"]), str(row["b_port"]))
+            if row["tier"] == f.tiers[0].role:
+                a = (row["a_device"], str(row["a_port"]))
+            else:
+                a = (unit_name(row["a_device"]), port(row["a_device"], row["a_port"]))
+            b = (unit_name(row["b_device"]), port(row["b_device"], row["b_port"]))
             for dev, itf in (a, b):
                 interfaces[(dev, itf)] = {"device": {"name": dev}, "name": itf}
             cable = f.spec.tiers[[t.role for t in f.tiers].index(row["tier"])].down.cable
@@ -165,7 +203,13 @@ def bundle(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> dict:
                 "b_terminations": [{"object_type": "dcim.interface", "device": b[0], "name": b[1]}],
                 "type": ctype, "status": "planned", "label": row["cable_id"],
                 "profile": "single-1c1p", "length": row["length_m"], "length_unit": "m"})
-    return {"sites": [site], "racks": racks, "devices": devices,
+    used = {d["device_type"]["slug"] for d in devices}
+    dts = [dt for dt in types.values() if dt["slug"] in used]
+    makers = sorted({dt["manufacturer"] for dt in dts})
+    return {"manufacturers": [{"name": m, "slug": nbt.slugify(m)} for m in makers],
+            "device_types": dts,
+            "device_roles": [{"name": r, "slug": r, "color": ROLE_COLOUR} for r in sorted(roles)],
+            "sites": [site], "racks": racks, "devices": devices,
             "interfaces": list(interfaces.values()), "cables": cables}
 
 
@@ -190,12 +234,19 @@ def _csv_files(b: dict) -> list[ExportFile]:
         w.writerows(csv_row(r) for r in rows)
         return buf.getvalue()
 
+    model = {dt["slug"]: (dt["manufacturer"], dt["model"]) for dt in b["device_types"]}
+    sites = write(["name", "slug", "status"], [[x["name"], x["slug"], x["status"]] for x in b["sites"]])
+    makers = write(["name", "slug"], [[m["name"], m["slug"]] for m in b["manufacturers"]])
+    roles = write(["name", "slug", "color"],
+                  [[r["name"], r["slug"], r["color"]] for r in b["device_roles"]])
     racks = write(["site", "name", "status", "u_height", "width", "form_factor"],
                   [[SITE, r["name"], r["status"], r["u_height"], r["width"], r["form_factor"]]
                    for r in b["racks"]])
-    devices = write(["name", "role", "device_type", "status", "site", "rack", "position", "face"],
-                    [[d["name"], d["role"]["slug"], d["device_type"]["slug"], d["status"], SITE,
-                      d["rack"]["name"], d.get("position", ""), d.get("face", "")]
+    # NetBox's DeviceImportForm: manufacturer required, device_type matched by model
+    devices = write(["name", "role", "manufacturer", "device_type", "status", "site", "rack",
+                     "position", "face"],
+                    [[d["name"], d["role"]["slug"], *model[d["device_type"]["slug"]], d["status"],
+                      SITE, d["rack"]["name"], d.get("position", ""), d.get("face", "")]
                      for d in b["devices"]])
     cables = write(["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type",
                     "side_b_name", "type", "status", "profile", "label", "length", "length_unit"],
@@ -204,68 +255,6 @@ def _csv_files(b: dict) -> list[ExportFile]:
                      "dcim.interface", c["b_terminations"][0]["name"], c["type"], c["status"],
                      c["profile"], c["label"], c["length"], c["length_unit"]]
                     for c in b["cables"]])
-    return [ExportFile("netbox/csv/racks.csv", racks), ExportFile("netbox/csv/devices.csv", devices),
-            ExportFile("netbox/csv/cables.csv", cables)]
-
-
-def push_bundle(b: dict, api) -> dict[str, int]:
-    """Create the bundle through a ``pynetbox.api(url, token=...)`` object, in batches.
-
-    Objects are created in dependency order (site, racks, devices, interfaces, cables);
-    NetBox bulk writes are all-or-none per call, so a failure names its batch. Returns
-    the count created per kind. ``pynetbox`` is an optional extra (``infra[netbox]``).
-    """
-    created = {}
-    site = api.dcim.sites.create(b["sites"])
-    site_id = {s["slug"]: s_id for s, s_id in zip(b["sites"], _ids(site))}
-    created["sites"] = len(b["sites"])
-    racks = [dict(r, site=site_id[r["site"]["slug"]]) for r in b["racks"]]
-    rack_id = dict(zip((r["name"] for r in b["racks"]), _ids(_batch(api.dcim.racks, racks, "racks"))))
-    created["racks"] = len(racks)
-    types = {d["device_type"]["slug"] for d in b["devices"]}
-    type_id = {t: api.dcim.device_types.get(slug=t).id for t in sorted(types)}
-    roles = {d["role"]["slug"] for d in b["devices"]}
-    role_id = {r: api.dcim.device_roles.get(slug=r).id for r in sorted(roles)}
-    devs = [dict(d, device_type=type_id[d["device_type"]["slug"]], role=role_id[d["role"]["slug"]],
-                 site=site_id[d["site"]["slug"]], rack=rack_id[d["rack"]["name"]])
-            for d in b["devices"]]
-    dev_id = dict(zip((d["name"] for d in b["devices"]), _ids(_batch(api.dcim.devices, devs, "devices"))))
-    created["devices"] = len(devs)
-    # NetBox instantiates a device type's interface templates with the device: look them
-    # up per device and create only those the templates lack
-    itf_id: dict[tuple[str, str], int] = {}
-    for name in sorted({i["device"]["name"] for i in b["interfaces"]}):
-        for itf in api.dcim.interfaces.filter(device_id=dev_id[name]):
-            itf_id[(name, itf.name)] = itf.id
-    missing = [i for i in b["interfaces"] if (i["device"]["name"], i["name"]) not in itf_id]
-    made = _batch(api.dcim.interfaces, [{"device": dev_id[i["device"]["name"]], "name": i["name"],
-                                         "type": "other"} for i in missing], "interfaces")
-    itf_id.update(zip(((i["device"]["name"], i["name"]) for i in missing), _ids(made)))
-    created["interfaces"] = len(missing)
-    cables = []
-    for c in b["cables"]:
-        ends = {}
-        for side in ("a_terminations", "b_terminations"):
-            t = c[side][0]
-            ends[side] = [{"object_type": "dcim.interface", "object_id": itf_id[(t["device"], t["name"])]}]
-        cables.append(dict(c, **ends))
-    _batch(api.dcim.cables, cables, "cables")
-    created["cables"] = len(cables)
-    return created
-
-
-def _batch(endpoint, rows: list[dict], what: str, size: int = 500) -> list:
-    out = []
-    for i in range(0, len(rows), size):
-        try:
-            res = endpoint.create(rows[i:i + size])
-        except Exception as exc:  # noqa: BLE001 - the client's errors vary by version
-            raise ExportError(f"NetBox push: {what} batch {i // size + 1} (rows {i + 1}-"
-                              f"{min(i + size, len(rows))}) failed: {exc}",
-                              hint="bulk writes are all-or-none; fix and re-run from this batch") from None
-        out += list(res)
-    return out
-
-
-def _ids(objs) -> list[int]:
-    return [o["id"] if isinstance(o, dict) else o.id for o in objs]
+    return [ExportFile(f"netbox/csv/{name}.csv", text) for name, text in (
+        ("1-sites", sites), ("2-manufacturers", makers), ("3-device-roles", roles),
+        ("4-racks", racks), ("5-devices", devices), ("6-cables", cables))]
