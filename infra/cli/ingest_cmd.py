@@ -59,8 +59,7 @@ def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir,
 
     Exit code 1 when a finding of severity error exists (a bring-up gate), 2 on bad input.
     """
-    from infra.ingest.diff import diff_inventory
-    from infra.ingest.inventory import load_inventory
+    from infra.ingest.diff import diff_directory
     from infra.ingest.nccl_tests import load_nccl_tests
     from infra.models.catalog import load_catalog
     from infra.models.resolve import load_design
@@ -69,9 +68,8 @@ def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir,
     rd = load_design(design_file, override_collective_models(load_catalog(catalog_dir),
                                                              collective_models))
     note_unused_overrides(rd, collective_models)
-    inv = load_inventory(inventory)
     runs = load_nccl_tests(inventory)
-    res = diff_inventory(rd, inv, host_pattern, expect_all, runs)
+    res = diff_directory(rd, inventory, host_pattern, expect_all, runs)
     cal = None
     if calibrate:
         from infra.ingest.calibrate import calibrate as fit

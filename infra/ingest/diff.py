@@ -19,17 +19,18 @@ Examples
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from infra.ingest.diff_collectives import check_runs
-from infra.ingest.diff_domain import domain_findings
+from infra.ingest.diff_domain import NodeSummary, domain_findings
 from infra.ingest.diff_fabric import fabric_findings
 from infra.ingest.diff_node import node_findings
 from infra.ingest.findings import SEVERITIES, Coverage, DiffResult, Finding
-from infra.ingest.inventory import load_inventory
-from infra.ingest.model import Inventory
+from infra.ingest.inventory import host_dirs, iter_nodes, read_fabric
+from infra.ingest.model import BuiltNode, Inventory
 from infra.ingest.nccl_tests import NcclTestRun, load_nccl_tests
-from infra.ingest.slots import DEFAULT_HOST_PATTERN, design_nodes
+from infra.ingest.slots import DEFAULT_HOST_PATTERN, DesignNode, design_nodes
 from infra.models.catalog import Catalog
 from infra.models.resolve import ResolvedDesign, load_design
 
@@ -60,98 +61,141 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
         Findings sorted by severity, rack, U and node; coverage figures; measured vs
         predicted collective rows.
     """
+    return _diff(rd, inv.root, iter(inv.nodes), Inventory(inv.root, (), inv.fabric, inv.ports,
+                                                          inv.unmapped_adapters),
+                 host_pattern, expect_all, runs)
+
+
+def diff_directory(rd: ResolvedDesign, inventory: Path | str,
+                   host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False,
+                   runs: tuple[NcclTestRun, ...] = ()) -> DiffResult:
+    """:func:`diff_inventory` of the inventory directory ``inventory``, streamed: each
+    host's dumps are read, checked and dropped in turn; only its findings and what the
+    domain, duplicate and fabric checks count are kept (memory does not grow with the
+    dumps). The fabric dump is parsed once."""
+    dirs = host_dirs(inventory)
+    fabric, ports, unmapped = read_fabric(inventory, bool(dirs))
+    root = str(inventory)
+    return _diff(rd, root, iter_nodes(inventory), Inventory(root, (), fabric, ports, unmapped),
+                 host_pattern, expect_all, runs)
+
+
+def _diff(rd: ResolvedDesign, root: str, nodes: Iterator[BuiltNode], fab: Inventory,
+          host_pattern: str, expect_all: bool, runs) -> DiffResult:
+    """The diff over ``nodes`` (consumed once) and the fabric tables of ``fab``."""
     dnodes = design_nodes(rd, host_pattern)
     by_host = {d.host: d for d in dnodes}
     findings: list[Finding] = []
-    pairs = []
+    pairs: list[tuple[DesignNode, NodeSummary]] = []
     unknown: list[str] = []
-    for node in inv.nodes:
+    have: set[str] = set()
+    dups = DuplicateTracker()
+    gpus_seen = 0
+    for node in nodes:
+        have.add(node.host)
+        dups.add(node)
         dn = by_host.get(node.host)
         if dn is None:
             unknown.append(node.host)
             continue
-        pairs.append((dn, node))
+        pairs.append((dn, NodeSummary.of(node)))
+        gpus_seen += len(node.gpus)
         findings += node_findings(dn, node, rd.catalog)
     if expect_all:
-        have = {n.host for n in inv.nodes}
         for d in dnodes:
             if d.host not in have:
                 findings.append(Finding("error", "node-missing", d.rack, d.u, d.host, None, None,
                                         f"dumps of {d.host} ({d.tray.slug}, {d.gpus} GPUs)",
                                         "no directory in the inventory",
                                         f"{d.gpus} GPUs not verified (node down or not collected)",
-                                        inv.root))
-    findings += duplicate_findings(inv, by_host)
+                                        root))
+    findings += dups.findings(by_host, root)
     domain_gpus: Counter = Counter()
     for d in dnodes:
         domain_gpus[d.domain] += d.gpus
     findings += domain_findings(pairs, domain_gpus)
-    fab, table, notes = fabric_findings(rd, inv, by_host)
-    findings += fab
-    unknown += sorted({p.host for p in inv.ports if p.host not in by_host} - set(unknown))
+    fabric, table, notes = fabric_findings(rd, fab, by_host)
+    findings += fabric
+    unknown += sorted({p.host for p in fab.ports if p.host not in by_host} - set(unknown))
     for host in unknown:
         findings.append(Finding("warning", "node-unknown", None, None, host, None, None,
                                 f"a host named by the pattern {host_pattern!r} "
                                 f"(e.g. {dnodes[0].host}..{dnodes[-1].host})" if dnodes else "-",
                                 f"host {host!r}", "not checked: no design position",
-                                inv.root))
+                                root))
     checks, coll_findings, coll_notes = check_runs(rd, runs) if runs else ((), [], [])
     findings += coll_findings
     notes = list(notes) + coll_notes
     findings.sort(key=lambda f: (SEVERITIES.index(f.severity), f.rack or "", f.node or "",
                                  f.check, f.gpu or "", f.port or ""))
-    cov = Coverage(len(dnodes), len(pairs), tuple(unknown), sum(len(n.gpus) for _, n in pairs),
-                   len(inv.ports), tuple(table))
-    return DiffResult(rd.name, str(rd.file), inv.root, host_pattern, tuple(findings), cov,
+    cov = Coverage(len(dnodes), len(pairs), tuple(unknown), gpus_seen, len(fab.ports),
+                   tuple(table))
+    return DiffResult(rd.name, str(rd.file), root, host_pattern, tuple(findings), cov,
                       tuple(notes), checks)
 
 
-def duplicate_findings(inv: Inventory, by_host: dict) -> list[Finding]:
-    """``gpu-duplicate`` errors: a GPU UUID reported twice, or a GPU serial (a board's, so
-    shared by the GPUs of one superchip) reported by two hosts. Either is a collection
-    mistake (a dump copied under another host name, directories mixed up) that would
-    otherwise pass the bring-up gate: the copy matches the design perfectly.
-
-    One finding per host and the host it repeats (not one per GPU).
+class DuplicateTracker:
+    """``gpu-duplicate`` errors, counted host by host: a GPU UUID reported twice, or a
+    GPU serial (a board's, so shared by the GPUs of one superchip) reported by two hosts.
+    Either is a collection mistake (a dump copied under another host name, directories
+    mixed up) that would otherwise pass the bring-up gate: the copy matches the design
+    perfectly. One finding per host and the host it repeats (not one per GPU); keeps one
+    entry per GPU UUID and serial, not the dumps.
     """
-    first_uuid: dict[str, str] = {}
-    first_serial: dict[str, str] = {}
-    repeats: dict[tuple[str, str], list[int]] = {}  # (host, earlier host) -> [uuids, serials]
-    source = {n.host: (n.files[0] if n.files else inv.root) for n in inv.nodes}
-    for node in inv.nodes:
+
+    def __init__(self) -> None:
+        self.first_uuid: dict[str, str] = {}
+        self.first_serial: dict[str, str] = {}
+        self.repeats: dict[tuple[str, str], list[int]] = {}  # (host, earlier) -> [uuids, serials]
+        self.source: dict[str, str] = {}
+
+    def add(self, node: BuiltNode) -> None:
         serials_here: set[str] = set()
         uuids_here: set[str] = set()
         for g in node.gpus:
             if g.uuid and g.uuid.upper().removeprefix("GPU-").replace("-", "").strip("0"):
-                other = first_uuid.setdefault(g.uuid, node.host)
+                other = self.first_uuid.setdefault(g.uuid, node.host)
                 if other != node.host or g.uuid in uuids_here:
-                    repeats.setdefault((node.host, other), [0, 0])[0] += 1
+                    self._repeat(node, other, 0)
                 uuids_here.add(g.uuid)
             if g.serial and g.serial not in serials_here:
                 serials_here.add(g.serial)
-                other = first_serial.setdefault(g.serial, node.host)
+                other = self.first_serial.setdefault(g.serial, node.host)
                 if other != node.host:
-                    repeats.setdefault((node.host, other), [0, 0])[1] += 1
-    out = []
-    for (host, other), (uuids, serials) in repeats.items():
-        dn = by_host.get(host)
-        what = " and ".join(f"{n} GPU {k}{'s' if n != 1 else ''}" for n, k in
-                            ((uuids, "UUID"), (serials, "serial")) if n)
-        found = (f"{what} repeated within this dump" if other == host else
-                 f"{what} also reported by {other}")
-        out.append(Finding("error", "gpu-duplicate", dn.rack if dn else None,
-                           dn.u if dn else None, host, None, None,
-                           "GPU UUIDs and serials that no other host reports", found,
-                           "the host's GPUs are not verified: the same dump collected twice "
-                           "(copied under another host name) or directories mixed up; "
-                           "collect it again on the host", source[host]))
-    return out
+                    self._repeat(node, other, 1)
+
+    def _repeat(self, node: BuiltNode, other: str, k: int) -> None:
+        self.repeats.setdefault((node.host, other), [0, 0])[k] += 1
+        self.source.setdefault(node.host, node.files[0] if node.files else "")
+
+    def findings(self, by_host: dict, root: str) -> list[Finding]:
+        out = []
+        for (host, other), (uuids, serials) in self.repeats.items():
+            dn = by_host.get(host)
+            what = " and ".join(f"{n} GPU {k}{'s' if n != 1 else ''}" for n, k in
+                                ((uuids, "UUID"), (serials, "serial")) if n)
+            found = (f"{what} repeated within this dump" if other == host else
+                     f"{what} also reported by {other}")
+            out.append(Finding("error", "gpu-duplicate", dn.rack if dn else None,
+                               dn.u if dn else None, host, None, None,
+                               "GPU UUIDs and serials that no other host reports", found,
+                               "the host's GPUs are not verified: the same dump collected "
+                               "twice (copied under another host name) or directories mixed "
+                               "up; collect it again on the host", self.source[host] or root))
+        return out
+
+
+def duplicate_findings(inv: Inventory, by_host: dict) -> list[Finding]:
+    """``gpu-duplicate`` errors of a loaded inventory (see :class:`DuplicateTracker`)."""
+    dups = DuplicateTracker()
+    for node in inv.nodes:
+        dups.add(node)
+    return dups.findings(by_host, inv.root)
 
 
 def diff_file(design: Path | str, inventory: Path | str, catalog: Catalog | None = None,
               host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False) -> DiffResult:
-    """Load ``design`` and ``inventory`` (with its nccl-tests logs) and diff them (the
-    ``infra diff`` API)."""
-    inv = load_inventory(inventory)
-    return diff_inventory(load_design(design, catalog), inv, host_pattern, expect_all,
+    """Load ``design`` and diff the inventory directory ``inventory`` (with its nccl-tests
+    logs) against it, one host at a time (the ``infra diff`` API)."""
+    return diff_directory(load_design(design, catalog), inventory, host_pattern, expect_all,
                           load_nccl_tests(inventory))

@@ -10,23 +10,42 @@ not a fault (interop-formats.md §6.4).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from infra.ingest.findings import Finding
 from infra.ingest.model import BuiltNode
 from infra.ingest.slots import DesignNode
 
 
-def domain_findings(pairs: list[tuple[DesignNode, BuiltNode]],
+@dataclass(frozen=True, slots=True)
+class NodeSummary:
+    """What the domain checks keep of a node once its own checks are done: its NVLink
+    cliques with their GPU counts, its chassis serial (when one) and its first dump."""
+
+    cliques: tuple[tuple[tuple[str, int | None], int], ...]
+    chassis: str | None
+    source: str
+
+    @classmethod
+    def of(cls, node: BuiltNode) -> "NodeSummary":
+        cliques = Counter(g.clique for g in node.gpus if g.clique is not None)
+        serials = {g.chassis_serial for g in node.gpus if g.chassis_serial}
+        return cls(tuple(cliques.items()), serials.pop() if len(serials) == 1 else None,
+                   node.files[0] if node.files else "")
+
+
+def domain_findings(pairs: list[tuple[DesignNode, NodeSummary | BuiltNode]],
                     domain_gpus: dict[str, int]) -> list[Finding]:
     """Clique and chassis findings; ``domain_gpus``: design GPUs per domain id."""
+    pairs = [(dn, s if isinstance(s, NodeSummary) else NodeSummary.of(s)) for dn, s in pairs]
     out: list[Finding] = []
-    domains: dict[str, list[tuple[DesignNode, BuiltNode]]] = {}
+    domains: dict[str, list[tuple[DesignNode, NodeSummary]]] = {}
     for dn, node in pairs:
         if dn.domain_scope == "rack":
             domains.setdefault(dn.domain, []).append((dn, node))
     for dom, members in domains.items():
         out += _clique(dom, members, domain_gpus[dom])
-    racks: dict[str, list[tuple[DesignNode, BuiltNode]]] = {}
+    racks: dict[str, list[tuple[DesignNode, NodeSummary]]] = {}
     for dn, node in pairs:
         racks.setdefault(dn.rack, []).append((dn, node))
     for rack, members in racks.items():
@@ -38,12 +57,11 @@ def _clique(dom: str, members, design_gpus: int) -> list[Finding]:
     cliques: Counter = Counter()
     hosts: dict[tuple, list[str]] = {}
     for dn, node in members:
-        for g in node.gpus:
-            if g.clique is not None:
-                cliques[g.clique] += 1
-                hosts.setdefault(g.clique, [])
-                if dn.host not in hosts[g.clique]:
-                    hosts[g.clique].append(dn.host)
+        for clique, n in node.cliques:
+            cliques[clique] += n
+            hosts.setdefault(clique, [])
+            if dn.host not in hosts[clique]:
+                hosts[clique].append(dn.host)
     if len(cliques) < 2:
         return []
     sizes = sorted(cliques.values(), reverse=True)
@@ -61,15 +79,14 @@ def _clique(dom: str, members, design_gpus: int) -> list[Finding]:
         cost += f" ({seen} of {design_gpus} GPUs reported a clique)"
     return [Finding("error", "clique-split", dn0.rack, None, None, None, None,
                     f"one NVLink clique of {design_gpus} GPUs", "; ".join(parts), cost,
-                    members[0][1].files[0].rsplit("/", 2)[0])]
+                    members[0][1].source.rsplit("/", 2)[0])]
 
 
 def _chassis(rack: str, members) -> list[Finding]:
     serials: dict[str, str] = {}
     for dn, node in members:
-        s = {g.chassis_serial for g in node.gpus if g.chassis_serial}
-        if len(s) == 1:
-            serials[dn.host] = s.pop()
+        if node.chassis:
+            serials[dn.host] = node.chassis
     if len(set(serials.values())) < 2:
         return []
     common, n = Counter(serials.values()).most_common(1)[0]
@@ -84,5 +101,5 @@ def _chassis(rack: str, members) -> list[Finding]:
                                f"chassis serial {got}",
                                "the host sits in another rack than its name and the design say: "
                                "its NVLink domain and power feed differ from the plan",
-                               node.files[0]))
+                               node.source))
     return out

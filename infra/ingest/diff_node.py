@@ -8,6 +8,9 @@ bus ID; when the driver reports no module id the k-th GPU in file order is used.
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
+
 from infra.analysis.network.bandwidth import SCALE_OUT
 from infra.ingest.costs import gpu_pcie_links, nic_path_gbit_s
 from infra.ingest.smi_text import PATH_CLASSES
@@ -20,12 +23,22 @@ from infra.models.parts import Gpu
 from infra.topology.tray import tray_flows, tray_graph
 
 IDLE_STATES = {f"P{i}" for i in range(5, 16)}  # idle GPUs may lower their PCIe link speed
+# per catalog: what the design says of one tray type's GPU, computed once for all nodes
+_PER_TRAY: "weakref.WeakKeyDictionary[Catalog, dict]" = weakref.WeakKeyDictionary()
+
+
+def _once(catalog: Catalog, key: tuple, compute: Callable):
+    """``compute()`` once per catalog and ``key`` (a tray slug and what of it): every
+    node of a tray type has the same design figures, so 10,000 nodes cost one."""
+    memo = _PER_TRAY.setdefault(catalog, {})
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
 
 
 def match_gpus(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> list[tuple[str, Gpu, BuiltGpu | None]]:
     """(design GPU instance, its type, the as-built GPU or None when missing)."""
-    lay = expand_tray(dn.tray, catalog)
-    insts = lay.of_kind("gpu")
+    insts = _once(catalog, (dn.tray.slug, "gpus"), lambda: expand_tray(dn.tray, catalog).of_kind("gpu"))
     by_module = {g.module_id: g for g in node.gpus if g.module_id is not None}
     out = []
     for k, inst in enumerate(insts):
@@ -101,7 +114,8 @@ def _nic_paths(dn, node: BuiltNode, matched, catalog, f) -> None:
     for name, _, g in matched:
         if g is None:
             continue
-        want = expected_nic_class(dn.tray, catalog, name)
+        want = _once(catalog, (dn.tray.slug, "nic-class", name),
+                     lambda: expected_nic_class(dn.tray, catalog, name))
         if want is None:
             continue
         found = _topo_nic(node, g) if node.topo is not None else _lspci_nic(node, g)
@@ -156,8 +170,7 @@ def _lspci_nic(node: BuiltNode, g: BuiltGpu) -> tuple[str, str, str] | None:
 def _wrong_type(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> tuple[str, str, str] | None:
     """(expected, found, cost) when the node's GPUs are not the design's GPU type, judged
     by PCI device id where the catalog records the type's ids."""
-    parts = {i.part.slug: i.part for i in expand_tray(dn.tray, catalog).of_kind("gpu")}
-    ids = {d for p in parts.values() for d in getattr(p, "pci_device_ids", [])}
+    parts, ids = _once(catalog, (dn.tray.slug, "gpu-ids"), lambda: _gpu_ids(dn.tray, catalog))
     seen = {g.pci_device_id for g in node.gpus if g.pci_device_id}
     if not ids or not seen or seen <= ids:
         return None
@@ -166,6 +179,11 @@ def _wrong_type(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> tuple[str,
             f"{', '.join(products)} (PCI id {', '.join(sorted(seen))})",
             "another GPU type than designed: every figure of the design for this node "
             "(FLOPS, memory, power, NVLink) is wrong; other checks skipped for it")
+
+
+def _gpu_ids(tray, catalog: Catalog) -> tuple[dict, set[str]]:
+    parts = {i.part.slug: i.part for i in expand_tray(tray, catalog).of_kind("gpu")}
+    return parts, {d for p in parts.values() for d in getattr(p, "pci_device_ids", [])}
 
 
 def _module(matched, name: str) -> int:
@@ -181,7 +199,7 @@ def _missing_cost(dn: DesignNode, n: int) -> str:
 
 
 def _pcie(dn, name, label, g: BuiltGpu, catalog, f) -> None:
-    links = gpu_pcie_links(dn.tray, catalog, name)
+    links = _once(catalog, (dn.tray.slug, "pcie", name), lambda: gpu_pcie_links(dn.tray, catalog, name))
     if g.pcie_gen is None and g.pcie_width is None:
         return
     if links:
@@ -202,7 +220,8 @@ def _pcie(dn, name, label, g: BuiltGpu, catalog, f) -> None:
           "not on the design's NIC path (the GPU reaches its NICs over NVLink-C2C): host "
           "copies over PCIe are slower")
         return
-    before, after = nic_path_gbit_s(dn.tray, catalog, name, gen, width)
+    before, after = _once(catalog, (dn.tray.slug, "nic-path", name, gen, width),
+                          lambda: nic_path_gbit_s(dn.tray, catalog, name, gen, width))
     idle = width >= want_lanes and (g.performance_state or "") in IDLE_STATES
     sev = "info" if idle else ("error" if after < before - 1e-6 else "warning")
     cost = (f"its NIC path drops from {before:.0f} to {after:.0f} Gb/s (link to {peer})"

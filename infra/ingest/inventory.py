@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from infra.ingest.base import InventoryError, inventory_root, norm_bus_id
@@ -46,7 +47,10 @@ GUID_MAP_FILES = ("guid-map.txt", "node-name-map.txt")
 
 
 def load_inventory(root: Path | str) -> Inventory:
-    """Read every dump under ``root`` (layout in the module docstring).
+    """Read every dump under ``root`` (layout in the module docstring) into memory.
+
+    For a whole site, :func:`iter_nodes` and :func:`read_fabric` read one host at a time
+    (what ``infra diff`` and ``infra ingest`` do).
 
     Raises
     ------
@@ -54,53 +58,86 @@ def load_inventory(root: Path | str) -> Inventory:
         Missing directory, a host directory without ``nvidia-smi -q -x`` output, or any
         malformed dump (the file is named).
     """
+    root = _root(root)
+    with inventory_root(root):  # no dump is read through a link out of the directory
+        nodes = tuple(read_node(d) for d in host_dirs(root))
+        return Inventory(str(root), nodes, *read_fabric(root, bool(nodes)))
+
+
+def _root(root: Path | str) -> Path:
     root = Path(root)
     if not root.is_dir():
         raise InventoryError("inventory directory not found", file=str(root),
                              hint="pass a directory with one sub-directory per host")
-    with inventory_root(root):  # no dump is read through a link out of the directory
-        return _load(root)
+    return root
 
 
-def _load(root: Path) -> Inventory:
-    nodes = tuple(_node(d) for d in sorted(p for p in root.iterdir() if p.is_dir()
-                                           and not p.name.startswith(".")
-                                           and p.name != NCCL_TESTS_DIR))
-    ib = _first(root, IB_FILES)
-    gmap = _first(root, GUID_MAP_FILES)
-    fabric = parse_ibnet(ib, parse_guid_map(gmap) if gmap else None) if ib else None
-    if not nodes and fabric is None and not (root / NCCL_TESTS_DIR).is_dir():
+def host_dirs(root: Path | str) -> list[Path]:
+    """The host directories of the inventory ``root``, sorted by name."""
+    root = _root(root)
+    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
+                  and p.name != NCCL_TESTS_DIR)
+
+
+def iter_nodes(root: Path | str) -> Iterator[BuiltNode]:
+    """Each host of ``root`` read in turn (one node's dumps in memory at a time)."""
+    root = _root(root)
+    with inventory_root(root):
+        for d in host_dirs(root):
+            yield read_node(d)
+
+
+def read_fabric(root: Path | str, has_nodes: bool = True
+                ) -> tuple[IbFabric | None, tuple[FabricPort, ...], tuple]:
+    """(fabric, adapter cables, unmapped adapters) of ``root``'s ``ibnetdiscover`` dump,
+    parsed once; raises when the directory holds nothing to read (no host, no fabric
+    dump, no nccl-tests logs)."""
+    root = _root(root)
+    with inventory_root(root):
+        ib = _first(root, IB_FILES)
+        gmap = _first(root, GUID_MAP_FILES)
+        fabric = parse_ibnet(ib, parse_guid_map(gmap) if gmap else None) if ib else None
+    if not has_nodes and fabric is None and not (root / NCCL_TESTS_DIR).is_dir():
         raise InventoryError("no host directories, no ibnetdiscover.txt and no nccl-tests/",
                              file=str(root),
                              hint="see `infra diff --help` for the directory layout")
     ports, unmapped = _ports(fabric) if fabric else ((), ())
-    return Inventory(str(root), nodes, fabric, ports, unmapped)
+    return fabric, ports, unmapped
 
 
-def _first(d: Path, names: tuple[str, ...]) -> Path | None:
-    """The first of ``names`` present in ``d``: anything there, even a FIFO or a link, is
-    then read (and refused with its reason) rather than silently taken as absent."""
-    return next((d / n for n in names if os.path.lexists(d / n)), None)
+def _first(d: Path, names: tuple[str, ...], present: set[str] | None = None) -> Path | None:
+    """The first of ``names`` present in ``d`` (``present``: the directory's listing, when
+    already read): anything there, even a FIFO or a link, is then read (and refused with
+    its reason) rather than silently taken as absent."""
+    if present is None:
+        return next((d / n for n in names if os.path.lexists(d / n)), None)
+    return next((d / n for n in names if n in present), None)
 
 
-def _node(d: Path) -> BuiltNode:
-    smi_path = _first(d, SMI_FILES)
+def read_node(d: Path) -> BuiltNode:
+    """One host directory's dumps as the as-built node."""
+    try:
+        present = set(os.listdir(d))
+    except OSError as exc:
+        raise InventoryError(f"cannot list the host directory: {exc.strerror or exc}",
+                             file=str(d)) from None
+    smi_path = _first(d, SMI_FILES, present)
     if smi_path is None:
         raise InventoryError(f"host directory without {SMI_FILES[0]}", file=str(d),
                              hint=f"save `nvidia-smi -q -x > {d.name}/{SMI_FILES[0]}`")
     smi = parse_smi_xml(smi_path)
     files = [str(smi_path)]
     topo = nvl = nccl = pcie = None
-    if p := _first(d, TOPO_FILES):
+    if p := _first(d, TOPO_FILES, present):
         topo = parse_topo(p)
         files.append(str(p))
-    if p := _first(d, NVLINK_FILES):
+    if p := _first(d, NVLINK_FILES, present):
         nvl = parse_nvlink(p)
         files.append(str(p))
-    if p := _first(d, NCCL_FILES):
+    if p := _first(d, NCCL_FILES, present):
         nccl = parse_nccl_topo(p)
         files.append(str(p))
-    if p := _first(d, LSPCI_FILES):
+    if p := _first(d, LSPCI_FILES, present):
         pcie = parse_lspci(p)
         files.append(str(p))
     by_uuid = {g.uuid: g for g in nvl or () if g.uuid}
@@ -173,4 +210,4 @@ def _natural(text: str) -> tuple:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
 
 
-__all__ = ["load_inventory", "norm_bus_id"]
+__all__ = ["host_dirs", "iter_nodes", "load_inventory", "norm_bus_id", "read_fabric", "read_node"]

@@ -85,21 +85,21 @@ def parse_topo_text(text: str, file: str) -> TopoMatrix:
     cells: dict[tuple[str, str], str] = {}
     cpu: dict[str, str | None] = {}
     numa: dict[str, str | None] = {}
+    columns = [_name(col, legend) for col in devices]
     for n, line in enumerate(lines[head_i + 1:], start=head_i + 2):
         toks = line.split()
         if not toks or not _DEVICE.match(toks[0]):
             if toks and toks[0] == "Legend:":
                 break
             continue
-        row, vals = toks[0], toks[1:]
+        row, vals = _name(toks[0], legend), toks[1:]
         if len(vals) < len(devices):
-            raise InventoryError(f"row {row} has {len(vals)} cells, the header names "
+            raise InventoryError(f"row {toks[0]} has {len(vals)} cells, the header names "
                                  f"{len(devices)} devices", file=file, line=n)
-        for col, v in zip(devices, vals):
-            cells[(_name(row, legend), _name(col, legend))] = v
+        cells.update(zip(((row, col) for col in columns), vals))
         rest = vals[len(devices):]
-        cpu[_name(row, legend)] = na(rest[0]) if len(rest) > 0 and extras else None
-        numa[_name(row, legend)] = na(rest[1]) if len(rest) > 1 else None
+        cpu[row] = na(rest[0]) if len(rest) > 0 and extras else None
+        numa[row] = na(rest[1]) if len(rest) > 1 else None
     gpus = tuple(d for d in devices if d.startswith("GPU"))
     nics = tuple(_name(d, legend) for d in devices if not d.startswith("GPU"))
     if not cells:
