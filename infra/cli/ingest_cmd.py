@@ -119,12 +119,11 @@ def _write_calibration(cal, rd, design_file: Path, target: Path) -> None:
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def ingest(inventory, out, name, catalog_dir) -> None:
     """Read INVENTORY and write a starting design for what was found."""
-    from infra.ingest.inventory import load_inventory
-    from infra.ingest.to_design import starting_design
+    from infra.ingest.to_design import starting_design_dir
     from infra.models.catalog import load_catalog
     from infra.reports.atomic import write_text_atomic
 
-    draft = starting_design(load_inventory(inventory), load_catalog(catalog_dir), name)
+    draft = starting_design_dir(inventory, load_catalog(catalog_dir), name)
     if str(out) == "-":  # standard output only through an explicit '-'
         click.echo(draft.to_yaml(), nl=False)
     else:

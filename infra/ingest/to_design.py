@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ import yaml
 
 from infra.errors import InfraError
 from infra.exports.common import one_line
+from infra.ingest.inventory import host_dirs, iter_nodes, read_fabric
 from infra.ingest.model import BuiltNode, Inventory
 from infra.models.catalog import Catalog
 from infra.models.expand import expand_tray
@@ -53,13 +55,51 @@ class DraftDesign:
         return head + yaml.safe_dump(self.data, sort_keys=False, width=100)
 
 
+@dataclass(frozen=True, slots=True)
+class NodeBrief:
+    """What the draft needs of one node (its dumps are not kept): the GPUs' PCI ids with
+    their counts, a product name, the GPU count its tray must hold (the highest module
+    id, so a node with a lost GPU still matches), its chassis serial and NIC names."""
+
+    host: str
+    ids: tuple[tuple[str | None, int], ...]
+    product: str | None
+    want: int
+    chassis: str | None
+    nics: tuple[str, ...]
+
+    @classmethod
+    def of(cls, node: BuiltNode) -> "NodeBrief":
+        serials = {g.chassis_serial for g in node.gpus if g.chassis_serial}
+        return cls(node.host, tuple(Counter(g.pci_device_id for g in node.gpus).items()),
+                   node.gpus[0].product if node.gpus else None,
+                   max([g.module_id or 0 for g in node.gpus] + [len(node.gpus)]),
+                   serials.pop() if len(serials) == 1 else None,
+                   tuple(n.name or "" for n in node.nics))
+
+
 def starting_design(inv: Inventory, catalog: Catalog, name: str | None = None) -> DraftDesign:
     """Draft design dict for ``inv`` (see the module docstring for the rules)."""
+    return _draft([NodeBrief.of(n) for n in inv.nodes], inv, catalog, name)
+
+
+def starting_design_dir(inventory: Path | str, catalog: Catalog,
+                        name: str | None = None) -> DraftDesign:
+    """:func:`starting_design` of the inventory directory ``inventory``, read one host at
+    a time (only a :class:`NodeBrief` of each is kept): the ``infra ingest`` API."""
+    dirs = host_dirs(inventory)
+    fabric, ports, unmapped = read_fabric(inventory, bool(dirs))
+    briefs = [NodeBrief.of(n) for n in iter_nodes(inventory)]
+    return _draft(briefs, Inventory(str(inventory), (), fabric, ports, unmapped), catalog, name)
+
+
+def _draft(briefs: list[NodeBrief], inv: Inventory, catalog: Catalog,
+           name: str | None) -> DraftDesign:
     notes: list[str] = []
     trays: dict[str, ComputeTray] = {}
-    placed: list[tuple[BuiltNode, ComputeTray]] = []
-    vendor = nic_vendor(inv)
-    for node in inv.nodes:
+    placed: list[tuple[NodeBrief, ComputeTray]] = []
+    vendor = nic_vendor(inv, briefs)
+    for node in briefs:
         tray = match_tray(node, catalog, notes, vendor)
         if tray is not None:
             trays[tray.slug] = tray
@@ -69,17 +109,16 @@ def starting_design(inv: Inventory, catalog: Catalog, name: str | None = None) -
                          hint="add the GPU's pci_device_ids to its catalog entry")
     racks: dict[str, dict] = {}
     build: Counter = Counter()
-    chassis: dict[tuple, list[BuiltNode]] = {}
+    chassis: dict[tuple, int] = {}
     for node, tray in placed:
-        serials = {g.chassis_serial for g in node.gpus if g.chassis_serial}
-        key = (tray.slug, serials.pop() if len(serials) == 1 else None)
-        chassis.setdefault(key, []).append(node)
+        key = (tray.slug, node.chassis)
+        chassis[key] = chassis.get(key, 0) + 1
     servers: Counter = Counter()
-    for (slug, serial), nodes in chassis.items():
+    for (slug, serial), count in chassis.items():
         if serial is None:
-            servers[slug] += len(nodes)
+            servers[slug] += count
             continue
-        layout = _rack_layout(trays[slug], len(nodes), catalog, notes)
+        layout = _rack_layout(trays[slug], count, catalog, notes)
         lname = _layout_name(racks, layout)
         build[lname] += 1
     for slug, n in servers.items():
@@ -101,10 +140,12 @@ def starting_design(inv: Inventory, catalog: Catalog, name: str | None = None) -
     return DraftDesign(data, [one_line(n) for n in notes])  # printed on a terminal too
 
 
-def nic_vendor(inv: Inventory) -> str | None:
+def nic_vendor(inv: Inventory, briefs: list[NodeBrief] | None = None) -> str | None:
     """Vendor of the scale-out NICs, from the inventory: ConnectX (``mlx5_*`` devices or an
     InfiniBand fabric) -> NVIDIA; EFA (``rdmap*``) -> AWS; None when nothing says."""
-    names = [n.name or "" for node in inv.nodes for n in node.nics]
+    if briefs is None:
+        briefs = [NodeBrief.of(n) for n in inv.nodes]
+    names = [n for b in briefs for n in b.nics]
     if inv.ports or any(n.startswith("mlx5") for n in names):
         return "NVIDIA"
     if any(n.startswith(("rdmap", "efa")) for n in names):
@@ -112,23 +153,47 @@ def nic_vendor(inv: Inventory) -> str | None:
     return None
 
 
-def match_tray(node: BuiltNode, catalog: Catalog, notes: list[str],
+def match_tray(node: NodeBrief | BuiltNode, catalog: Catalog, notes: list[str],
                vendor: str | None = None) -> ComputeTray | None:
     """The catalog tray type of ``node`` (None, with a note, when nothing matches).
 
     ``vendor`` (see :func:`nic_vendor`) prefers trays whose scale-out NICs it makes.
     """
-    ids = Counter(g.pci_device_id for g in node.gpus)
+    if isinstance(node, BuiltNode):
+        node = NodeBrief.of(node)
+    ids = dict(node.ids)
     if len(ids) != 1:
-        notes.append(f"{node.host}: mixed or unknown GPU PCI ids {dict(ids)}; not placed")
+        notes.append(f"{node.host}: mixed or unknown GPU PCI ids {ids}; not placed")
         return None
     dev = next(iter(ids))
+    found, note = _tray_for(catalog, dev, node.want, vendor)
+    if found is None:
+        notes.append(f"{node.host}: " + note.replace(_PRODUCT, str(node.product)))
+        return None
+    if note and note not in notes:
+        notes.append(note)
+    return found
+
+
+_PRODUCT = "\x00product\x00"  # the node's product name goes here (XML text holds no NUL)
+_TRAYS: "weakref.WeakKeyDictionary[Catalog, dict]" = weakref.WeakKeyDictionary()
+
+
+def _tray_for(catalog: Catalog, dev: str | None, want: int, vendor: str | None
+              ) -> tuple[ComputeTray | None, str]:
+    """(tray, note) for a node of ``want`` GPUs of PCI id ``dev``, once per catalog."""
+    memo = _TRAYS.setdefault(catalog, {})
+    key = (dev, want, vendor)
+    if key not in memo:
+        memo[key] = _find_tray(catalog, dev, want, vendor)
+    return memo[key]
+
+
+def _find_tray(catalog: Catalog, dev: str | None, want: int, vendor: str | None
+               ) -> tuple[ComputeTray | None, str]:
     gpus = [g for g in catalog.of_kind("gpu") if dev in getattr(g, "pci_device_ids", [])]
     if not gpus:
-        product = node.gpus[0].product if node.gpus else None
-        notes.append(f"{node.host}: no catalog GPU has PCI id {dev} ({product}); not placed")
-        return None
-    want = max([g.module_id or 0 for g in node.gpus] + [len(node.gpus)])
+        return None, f"no catalog GPU has PCI id {dev} ({_PRODUCT}); not placed"
     slugs = {g.slug for g in gpus}
     cands = []
     for t in catalog.of_kind("compute_tray"):
@@ -137,16 +202,14 @@ def match_tray(node: BuiltNode, catalog: Catalog, notes: list[str],
         if kinds and kinds <= slugs and lay.count("gpu") == want:
             cands.append(t)
     if not cands:
-        notes.append(f"{node.host}: no catalog tray with {want} x {sorted(slugs)}; not placed")
-        return None
+        return None, f"no catalog tray with {want} x {sorted(slugs)}; not placed"
     cands.sort(key=lambda t: (not _nic_vendor_matches(t, catalog, vendor), t.slug))
+    note = ""
     if len(cands) > 1:
         why = f"its scale-out NICs are {vendor}'s" if vendor else "first by name"
         note = (f"{len(cands)} catalog trays hold {want} x {sorted(slugs)}: chose {cands[0].slug} "
                 f"({why}; others: {', '.join(t.slug for t in cands[1:])})")
-        if note not in notes:
-            notes.append(note)
-    return cands[0]  # type: ignore[return-value]
+    return cands[0], note  # type: ignore[return-value]
 
 
 def _nic_vendor_matches(tray: ComputeTray, catalog: Catalog, vendor: str | None) -> bool:
