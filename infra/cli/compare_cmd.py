@@ -98,9 +98,10 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
 
             write_markdown(data, path)
         elif rep == "html":
-            from infra.reports.html_report import compare_html, write_html
+            from infra.reports.compare_html import compare_page
+            from infra.reports.html_report import write_html
 
-            write_html(compare_html(data), path)
+            write_html(compare_page(data), path)
         else:
             from infra.reports.compare_xlsx import write_compare_xlsx
 
