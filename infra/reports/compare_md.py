@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.reports.atomic import write_text_atomic
-from infra.reports.compare_text import cell
+from infra.reports.compare_text import cell, marked_rows
 from infra.reports.terminal import fmt
 
 
@@ -29,7 +29,10 @@ def to_markdown(data: dict[str, Any]) -> str:
                        "source": o["key"]} for o in data["options"]])
     out += ["", "## Comparison", "", "`*` in *differs*: the options differ; n/a: unknown or "
             "not applicable.", ""]
-    out += _md_table(data["comparison"])
+    out += _md_table(marked_rows(data))
+    out += ["", "\u2265: a lower bound (capex or IT power has unknown parts, so the true figure "
+            "is at least this); \u2264: an upper bound (e.g. PFLOPS per $M of a lower-bound "
+            "capex)."] if any((data.get("bounds") or {}).values()) else []
     check = data.get("capex_scope_check")
     if check and len(data["options"]) > 1:
         out += ["", f"**Capex scope.** {check['message']}."]
