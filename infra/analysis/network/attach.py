@@ -25,7 +25,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from infra.analysis.network.fabric import FabricResult
@@ -91,44 +91,49 @@ def _attach(f: FabricResult, nodes: Sequence[tuple[str, str]]) -> list[list[tupl
     return out
 
 
-def spine_of(f: FabricResult, leaves: Sequence[str]) -> list[tuple[str, int, str, int]]:
-    """Leaf uplinks: (leaf, uplink number, spine, spine port), in leaf order.
+def spine_of(f: FabricResult, leaves: Sequence[str]) -> Iterator[tuple[str, int, str, int]]:
+    """Leaf uplinks: (leaf, uplink number, spine, spine port), in leaf order, one at a
+    time (a 1M-GPU fabric has millions of uplinks: callers read them once).
 
     Two tiers: leaf uplink *j* goes to spine ``j mod S`` (every leaf reaches every spine
-    evenly). Three tiers: the leaves' uplinks fill spines in order. Spine ports are
-    numbered from 1 in arrival order.
+    evenly). Three tiers: the leaves' uplinks fill spines in order; a spine tier built per
+    pod (``group``, ``B`` blocks) takes leaves in ``B`` equal runs, run *b* filling only
+    block *b*'s ``S / B`` spines (no spine serves two pods). Spine ports are numbered from
+    1 in arrival order.
     """
     tree = f.tree.tiers
     if len(tree) < 2:
-        return []
+        return
     u = tree[0].up_ports
     spines = tree[1].switches
+    blocks = f.blocks[1] if len(f.blocks) > 1 else 1
+    per_block_leaves = tree[0].switches // blocks
+    per_block_spines = spines // blocks
     ports: dict[str, int] = {}
     index: dict[str, int] = {}  # leaves seen per plane
-    out = []
     for leaf in leaves:
         pre = leaf.split(".", 1)[0] + "." if leaf.startswith("plane") else ""
         li = index.get(pre, 0)
         index[pre] = li + 1
+        b, lb = divmod(li, per_block_leaves) if blocks > 1 else (0, li)
         for j in range(u):
-            s = j % spines if len(tree) == 2 else (li * u + j) // tree[1].down_ports
+            s = (j % spines if len(tree) == 2
+                 else b * per_block_spines + (lb * u + j) // tree[1].down_ports)
             name = f"{pre}spine{s}"
             ports[name] = ports.get(name, 0) + 1
-            out.append((leaf, j + 1, name, ports[name]))
-    return out
+            yield leaf, j + 1, name, ports[name]
 
 
-def core_of(f: FabricResult) -> list[tuple[str, int, str, int]]:
-    """Spine uplinks of a three-tier fabric: (spine, uplink, core, core port).
+def core_of(f: FabricResult) -> Iterator[tuple[str, int, str, int]]:
+    """Spine uplinks of a three-tier fabric: (spine, uplink, core, core port), one at a time.
 
     The spines' uplinks fill the cores in order (spine *s* uplink *j* -> core
     ``(s * u + j) // k``), per plane.
     """
     tree = f.tree.tiers
     if len(tree) < 3:
-        return []
+        return
     u, k = tree[1].up_ports, tree[2].down_ports
-    out = []
     for plane in range(f.planes):
         pre = f"plane{plane}." if f.planes > 1 else ""
         ports: dict[str, int] = {}
@@ -136,5 +141,4 @@ def core_of(f: FabricResult) -> list[tuple[str, int, str, int]]:
             for j in range(u):
                 core = f"{pre}core{(s * u + j) // k}"
                 ports[core] = ports.get(core, 0) + 1
-                out.append((f"{pre}spine{s}", j + 1, core, ports[core]))
-    return out
+                yield f"{pre}spine{s}", j + 1, core, ports[core]
