@@ -130,3 +130,32 @@ def test_invalid_groups_exit_2(tmp_path, run_cli, old, new, fragments):
     assert res.exit_code == 2, res.output
     for fr in fragments:
         assert fr in res.output, (fr, res.output)
+
+
+def test_meta_leaves_reach_only_their_pods_spines(meta):
+    """Wiring (cabling, Slurm tree): every rack switch's 32 uplinks go round-robin over its
+    own pod's 13 cluster switches; no cluster switch serves two pods."""
+    from collections import Counter, defaultdict
+
+    from infra.analysis.layout.identity import node_identities
+    from infra.analysis.network.attach import spine_of
+    from infra.analysis.network.schedtopo import tree_topology
+
+    f = meta.fabrics[0]
+    ids = node_identities(meta.rd)
+    leaves = list(dict.fromkeys(leaf for n in ids for name, ls in n.leaves if name == "backend"
+                                for leaf in ls))
+    assert len(leaves) == 1_536 and leaves[192] == "pod1/r0.tor0"
+    pods, per_spine, per_leaf = defaultdict(set), Counter(), defaultdict(set)
+    for leaf, _, spine, _ in spine_of(f, leaves):
+        pods[spine].add(leaf.split("/")[0])
+        per_spine[spine] += 1
+        per_leaf[leaf].add(spine)
+    assert len(pods) == 104 and all(len(p) == 1 for p in pods.values())
+    # 6,144 uplinks per pod over 13 spines: 472 or 473 each, within the 504 down ports
+    assert set(per_spine.values()) == {472, 473}
+    assert all(len(s) == 13 for s in per_leaf.values())  # each leaf reaches its whole pod
+    # the Slurm tree: one logical spine switch per pod, 192 racks under each
+    tree = tree_topology(meta.rd, ids)
+    spines = [s for s in tree.switches if s.name.startswith("spine")]
+    assert [(len(s.switches), len(s.members)) for s in spines] == [(192, 13)] * 8

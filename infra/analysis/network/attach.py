@@ -96,10 +96,12 @@ def spine_of(f: FabricResult, leaves: Sequence[str]) -> Iterator[tuple[str, int,
     time (a 1M-GPU fabric has millions of uplinks: callers read them once).
 
     Two tiers: leaf uplink *j* goes to spine ``j mod S`` (every leaf reaches every spine
-    evenly). Three tiers: the leaves' uplinks fill spines in order; a spine tier built per
-    pod (``group``, ``B`` blocks) takes leaves in ``B`` equal runs, run *b* filling only
-    block *b*'s ``S / B`` spines (no spine serves two pods). Spine ports are numbered from
-    1 in arrival order.
+    evenly). Three tiers: the leaves' uplinks fill spines in order. A spine tier built per
+    pod (``group``, ``B`` blocks) takes the leaves in ``B`` equal runs; run *b*'s uplinks
+    go round-robin over block *b*'s ``S / B`` spines only, so every leaf reaches every
+    spine of its pod and no spine serves two pods (at most ``ceil(links / (S / B))`` per
+    spine, within its down ports by the sizing). Spine ports are numbered from 1 in
+    arrival order.
     """
     tree = f.tree.tiers
     if len(tree) < 2:
@@ -117,8 +119,12 @@ def spine_of(f: FabricResult, leaves: Sequence[str]) -> Iterator[tuple[str, int,
         index[pre] = li + 1
         b, lb = divmod(li, per_block_leaves) if blocks > 1 else (0, li)
         for j in range(u):
-            s = (j % spines if len(tree) == 2
-                 else b * per_block_spines + (lb * u + j) // tree[1].down_ports)
+            if len(tree) == 2:
+                s = j % spines
+            elif blocks > 1:  # round-robin over the pod's own spines: each leaf reaches all
+                s = b * per_block_spines + (lb * u + j) % per_block_spines
+            else:
+                s = (li * u + j) // tree[1].down_ports
             name = f"{pre}spine{s}"
             ports[name] = ports.get(name, 0) + 1
             yield leaf, j + 1, name, ports[name]
