@@ -102,17 +102,22 @@ def test_readme_compare_row_blocks_are_in_the_output(monkeypatch):
 
 
 CHECKED = {  # doc -> commands whose block shows lines of the command's own output
-    "README.md": ("infra design designs/dgx_h100_superpod.yaml",
+    "README.md": ("infra design designs/dgx_h100_superpod.yaml --full",
                   "infra failures designs/llama3_h100_16k.yaml",
                   "infra sweep designs/gb200_nvl72_576.yaml --grid sweeps/nvl72_nic_oversub.yaml"),
     "docs/guides/sweeps.md": (
         "infra sweep designs/gb200_nvl72_576.yaml --grid sweeps/nvl72_nic_oversub.yaml",),
     "docs/guides/systems-amd.md": (
         "infra validate designs/mi325x_cluster.yaml designs/mi355x_cluster.yaml",
-        "infra design designs/mi355x_cluster.yaml", "infra design designs/mi325x_cluster.yaml",
+        "infra design designs/mi355x_cluster.yaml --full",
+        "infra design designs/mi325x_cluster.yaml --full",
         "infra compare amd-mi300x amd-mi325x amd-mi350x amd-mi355x"),
     "docs/guides/systems-nvidia-oem.md": (
-        "infra design designs/hgx_b300_su.yaml", "infra design designs/hgx_h200_cluster.yaml"),
+        "infra design designs/hgx_b300_su.yaml --full",
+        "infra design designs/hgx_h200_cluster.yaml --full",
+        "infra design designs/hgx_h100_liquid_512.yaml --full"),
+    "docs/guides/reports.md": ("infra design designs/gb200_nvl72_576.yaml",
+                               "infra design designs/gb200_nvl72_576.yaml --full"),
 }
 
 

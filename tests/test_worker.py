@@ -25,13 +25,13 @@ def _py(script: str):
 
 
 def test_summary_printed_by_a_worker_is_the_summary_alone(tmp_path):
-    both = _infra("design", str(AWS), "--report", "json", "-o", str(tmp_path))
+    both = _infra("design", str(AWS), "--full", "--report", "json", "-o", str(tmp_path))
     from click.testing import CliRunner
 
     from infra.cli.main import cli
 
     # CliRunner captures stdout in memory: no worker can be forked, the summary prints here
-    alone = CliRunner().invoke(cli, ["design", str(AWS)], env={"COLUMNS": "100"})
+    alone = CliRunner().invoke(cli, ["design", str(AWS), "--full"], env={"COLUMNS": "100"})
     assert both.returncode == 0 and alone.exit_code == 0, both.stderr + alone.output
     assert both.stdout == alone.output and "Blast radius" in both.stdout
     assert both.stderr.strip() == f"wrote {tmp_path / 'aws_nvl36x2.json'}"
@@ -101,7 +101,7 @@ def test_a_failing_summary_fails_the_run_after_the_reports(tmp_path, monkeypatch
     """A bug in the printer: exit 1 with the internal-error line, the reports still there."""
     r = _py("import sys\n"
             "import infra.reports.terminal as t\n"
-            "def boom(view, wide=False):\n    raise ValueError('boom')\n"
+            "def boom(view, **kw):\n    raise ValueError('boom')\n"
             "t.print_summary = boom\n"
             "from infra.cli.main import main\n"
             f"sys.argv = ['infra', 'design', {str(AWS)!r}, '--report', 'json', '-o', "
@@ -174,8 +174,8 @@ def test_workers_gone_before_their_job_the_run_does_it_itself(tmp_path):
             "    return w\n"
             "worker.start = doomed\n"
             "from infra.cli.main import main\n"
-            f"sys.argv = ['infra', 'design', {str(AWS)!r}, '--report', 'xlsx', '--report', "
-            f"'json', '-o', {str(tmp_path)!r}]\n"
+            f"sys.argv = ['infra', 'design', {str(AWS)!r}, '--full', '--report', 'xlsx', "
+            f"'--report', 'json', '-o', {str(tmp_path)!r}]\n"
             "main()\n")
     assert r.returncode == 0, r.stderr
     assert "Blast radius" in r.stdout

@@ -22,8 +22,12 @@ REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports
               show_default=True, help="Directory for reports.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True,
               help="Catalog directory (repeatable: several are loaded together; default: $INFRA_CATALOG or the repository's catalogs/).")
+@click.option("--full", is_flag=True,
+              help="Print every key figure and table below the decision summary (default: "
+                   "the decision summary only, one 80 x 50 screen).")
 @click.option("--wide", is_flag=True,
-              help="Show every column of each table (default: key columns, fitted to $COLUMNS).")
+              help="Show every column of each table, implies --full (default: key columns, "
+                   "fitted to $COLUMNS).")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print neither the summary nor 'wrote ...' lines (warnings still go to stderr).")
 @rows_option
@@ -32,9 +36,10 @@ REPORTS = ("json", "xlsx", "md", "html", "svg", "png", "dot")  # = infra.reports
 @click.option("--prices", "price_files", multiple=True, type=click.Path(path_type=Path),
               help="Price file overriding catalogs/prices/ by slug (repeatable), e.g. your "
                    "own vendor quote (basis: quote).")
-def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows, no_diagrams,
-           price_files) -> None:
-    """Analyse design FILE(s): summary on the terminal, reports under reports/.
+def design(files, reports, highlight, outdir, catalog_dir, full, wide, quiet, max_rows,
+           no_diagrams, price_files) -> None:
+    """Analyse design FILE(s): the decision summary on the terminal (--full: every
+    table), reports under reports/.
 
     Every file is analysed before any report is written: one bad file names itself (all
     bad files are listed) and nothing is written.
@@ -55,9 +60,13 @@ def design(files, reports, highlight, outdir, catalog_dir, wide, quiet, max_rows
         analyses = _analyse(files, catalog_dir, price_files, reports, highlight)
         freeze_long_lived()  # they live to the end: writing the reports never scans them
         broken = 0
+        # tables are what --wide and --rows shape: either one asks for them
+        rows_given = click.get_current_context().get_parameter_source("max_rows")
+        full = full or wide or rows_given not in (None, click.core.ParameterSource.DEFAULT)
         for f, analysis in zip(files, analyses):
             res = _one(f, analysis, highlight, shows, books, reports=reports, outdir=outdir,
-                       wide=wide, quiet=quiet, max_rows=max_rows, diagrams=not no_diagrams)
+                       wide=wide, quiet=quiet, max_rows=max_rows, diagrams=not no_diagrams,
+                       full=full)
             if not quiet:
                 for path in res.written:
                     click.echo(f"wrote {path}", err=True)
@@ -98,7 +107,7 @@ def _analyse(files, catalog_dir, price_files, reports, highlight) -> list:
 
 
 def _one(f, analysis, highlight, shows, books, *, reports, outdir, wide, quiet, max_rows,
-         diagrams):
+         diagrams, full=False):
     """One design's summary (printed by the ``shows`` worker, if any) and reports."""
     from infra.errors import working_on
     from infra.reports import terminal
@@ -118,11 +127,11 @@ def _one(f, analysis, highlight, shows, books, *, reports, outdir, wide, quiet, 
             view = terminal.summary_view(data, max_rows=max_rows)
             if shows is not None:  # printed by the worker while the reports are written
                 try:
-                    shows.submit(terminal.print_summary, view, wide=wide)
+                    shows.submit(terminal.print_summary, view, wide=wide, full=full)
                 except OSError:  # the worker is gone (a broken pipe): print it here
                     shows = None
             if shows is None:
-                click.echo(terminal.render_view(view, wide=wide))
+                click.echo(terminal.render_view(view, wide=wide, full=full))
         res = ReportResult()
         try:
             if reports:

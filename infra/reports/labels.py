@@ -19,6 +19,7 @@ SUFFIX_UNITS = [
     ("_tbyte_s", "TB/s"),
     ("_gbyte_s", "GB/s"),
     ("_tbyte", "TB"),
+    ("_gib", "GiB"),
     ("_kw", "kW"),
     ("_kw_bound", "kW (at most)"),
     ("_mw", "MW"),
@@ -36,7 +37,7 @@ SUFFIX_UNITS = [
 ]
 
 # unit words dropped from a name when the unit is shown beside it
-UNIT_TOKENS = {"kw", "mw", "w", "usd", "gbit", "gbyte", "tbit", "tbyte", "s", "u", "ratio",
+UNIT_TOKENS = {"kw", "mw", "w", "usd", "gbit", "gbyte", "tbit", "tbyte", "gib", "s", "u", "ratio",
                "fraction", "hours", "seconds", "minutes"}
 WORDS = {
     "it": "IT", "kw": "kW", "gpu": "GPU", "gpus": "GPUs", "cpu": "CPU", "cpus": "CPUs",
@@ -65,8 +66,15 @@ LABELS = {  # names whose plain reading would mislead
     "unit_price_usd": "Unit price", "extended_usd": "Extended",
     "gpu_hours_lost_per_year": "GPU-hours lost",
     "hbm_tbyte": "HBM capacity", "hbm_tbyte_s": "HBM bandwidth",
+    "hbm_gib": "HBM capacity, vendor GB (GiB-sized)",
     "front_end_gbit_s_per_tray": "Front-end per tray",
+    "cpu_memory_tbyte": "CPU memory", "cpu_memory_tbyte_s": "CPU memory bandwidth",
+    "capex_completeness_fraction": "Capex lines priced",
+    "it_power_mw": "IT power (design maximum)", "facility_power_mw": "Facility power",
+    "max_it_kw_per_rack": "Highest IT per rack",
 }
+NOT_SUPPORTED = ("peak_dense_pflops", "peak_sparse_pflops", "peak_dense_pops",
+                 "peak_sparse_pops")  # a 0 here is a precision the chip does not run: n/a
 
 
 def metric_unit(name: str) -> str:
@@ -85,6 +93,51 @@ def metric_unit(name: str) -> str:
         if name.endswith(suffix):
             return unit
     return "count"
+
+
+def shown_unit(name: str) -> str:
+    """The unit a report writes beside a metric's value: :func:`metric_unit`, except
+    ``count`` (the label says what is counted) and ``fraction`` (the value is a percent).
+
+    >>> shown_unit("it_power_kw"), shown_unit("capex_completeness_fraction"), shown_unit("gpus")
+    ('kW', '', '')
+    """
+    unit = metric_unit(name)
+    if unit.startswith(("PFLOPS (", "POPS (")) and unit.split("(")[1][:-1] in name:
+        return unit.split(" (")[0]  # "Peak dense BF16": PFLOPS, not PFLOPS (dense)
+    return "" if unit in ("count", "fraction") else unit
+
+
+def value_text(name: str, value) -> str:
+    """A metric's value as every report writes it (the unit goes beside it).
+
+    Unknown is ``unknown``, never 0; a peak FLOPS of 0 is a precision the chip does not
+    run (``n/a``); a fraction is a percent with the digits it has; MW keep 3 decimals.
+
+    Examples
+    --------
+    >>> value_text("peak_dense_pflops_fp4", 0), value_text("peak_dense_pflops_fp4", None)
+    ('n/a', 'unknown')
+    >>> value_text("capex_completeness_fraction", 0.0), value_text("x_fraction", 1 / 3)
+    ('0%', '33.3%')
+    >>> value_text("it_power_mw", 1.37405), value_text("gpus", 1016), value_text("kw", 40.8)
+    ('1.374', '1,016', '40.8')
+    """
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not isinstance(value, (int, float)):
+        return str(value)
+    if value == 0 and name.startswith(NOT_SUPPORTED):
+        return "n/a"
+    if metric_unit(name) == "fraction":
+        return f"{value:.1%}".replace(".0%", "%")
+    if name.endswith("_mw"):
+        return f"{value:,.3f}"
+    if isinstance(value, float) and value % 1:
+        return f"{value:,.2f}".rstrip("0").rstrip(".")
+    return f"{value:,.0f}"
 
 
 def metric_label(name: str) -> str:
@@ -119,6 +172,8 @@ def column_header(name: str) -> str:
     """
     label = metric_label(name)
     unit = column_unit(name)
+    if unit and unit.startswith(("PFLOPS (", "POPS (")) and unit.split("(")[1][:-1] in name:
+        unit = unit.split(" (")[0]  # "Peak dense BF16 (PFLOPS)", not "(PFLOPS (dense))"
     if not unit or unit in ("count", "ratio") or unit.startswith("ratio ("):
         return label
     for tail in (" per GPU", " per tray"):

@@ -14,11 +14,11 @@ import sys
 import textwrap
 from typing import Any
 
-from infra.reports.labels import column_header, metric_label, metric_unit
+from infra.reports.labels import column_header, metric_label, shown_unit, value_text
 
 DEFAULT_WIDTH = 100
 HEADLINE = [
-    "gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "hbm_tbyte_s",
+    "gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "hbm_gib", "hbm_tbyte_s",
     "cpu_memory_tbyte", "combined_memory_tbyte",
     "peak_dense_pflops_bf16", "peak_dense_pflops_fp8", "peak_dense_pflops_fp4",
     "peak_sparse_pflops_fp4", "achievable_pflops_bf16", "it_power_kw", "it_power_typical_kw",
@@ -171,10 +171,7 @@ def metric_lines(m: dict[str, Any], keys: list[str], width: int | None = None) -
     would pass ``width`` columns wraps under the unit column."""
     rows = []
     for k in keys:
-        value = fmt(m[k])
-        unit = metric_unit(k)
-        if unit == "fraction" and isinstance(m[k], (int, float)):
-            value, unit = f"{m[k]:.1%}", ""
+        value, unit = value_text(k, m[k]), shown_unit(k)
         if k == "capex_priced_usd" and m.get("capex_unpriced_sku_count") and m[k] is None:
             unit += f" ({_n(m['capex_unpriced_sku_count'], 'SKU')} unpriced)"
         elif k == "capex_priced_usd" and m.get("capex_unpriced_sku_count"):
@@ -186,7 +183,7 @@ def metric_lines(m: dict[str, Any], keys: list[str], width: int | None = None) -
                      "with unpublished power)")
         rows.append((metric_label(k), value, unit))
     label_w = max(len(r[0]) for r in rows)
-    lines = [f"  {a.ljust(label_w)}  {b:>12}  {c}" for a, b, c in rows]
+    lines = [f"  {a.ljust(label_w)}  {b:>12}  {c}".rstrip() for a, b, c in rows]
     indent = " " * (2 + label_w + 2 + 12 + 2)
     if width is None or width <= len(indent) + 20:
         return lines
@@ -223,16 +220,18 @@ def shown_rows(name: str, rows: list[dict], max_rows: int | None) -> tuple[list[
 
 def render_summary(data: dict[str, Any], extra_metrics: list[str] | None = None, *,
                    wide: bool = False, width: int | None = None,
-                   max_rows: int | None = DEFAULT_ROWS) -> str:
+                   max_rows: int | None = DEFAULT_ROWS, full: bool = True) -> str:
     """Terminal summary of the JSON-contract dict, fitting ``width`` (default: terminal).
 
+    The decision summary first (:mod:`infra.reports.decision`); ``full`` (the default
+    here; ``infra design`` prints it with ``--full``) adds every key figure and table.
     Each table prints at most ``max_rows`` rows (``None`` or 0: all; see
     :func:`shown_rows`), and at most ``max_rows`` warnings print: a hall of a thousand
     distinct racks reads as a summary, and every row stays in the JSON and xlsx reports.
-    ``render_summary(data)`` is ``render_view(summary_view(data))``.
+    ``render_summary(data)`` is ``render_view(summary_view(data), full=True)``.
     """
     return render_view(summary_view(data, extra_metrics, max_rows=max_rows), wide=wide,
-                       width=width)
+                       width=width, full=full)
 
 
 def summary_view(data: dict[str, Any], extra_metrics: list[str] | None = None, *,
@@ -255,26 +254,28 @@ def summary_view(data: dict[str, Any], extra_metrics: list[str] | None = None, *
         sections.append((title + (f" [{cut}]" if cut else ""), cols, rows))
     notes = [a for a in t["assumptions"] if a["item"] != "note"]
     more = len(notes) - max_rows if max_rows and len(notes) > max_rows else 0
+    from infra.reports.decision import decision_summary
+
     return {"name": data["design"]["name"], "source_file": data["design"]["source_file"],
-            "findings": [f["text"] for f in data.get("findings") or ()],
+            "decision": decision_summary(data),
             "metrics": {k: m[k] for k in keys}, "extra": {k: m.get(k) for k in EXTRA},
             "sections": sections, "notes": notes[:len(notes) - more], "more_notes": more,
             "max_rows": max_rows if max_rows and any(
                 len(t.get(n) or []) > max_rows for n, _, _ in SECTIONS) else 0}
 
 
-def render_view(view: dict[str, Any], *, wide: bool = False, width: int | None = None) -> str:
-    """Lay out a :func:`summary_view` for the terminal (``rich`` tables)."""
+def render_view(view: dict[str, Any], *, wide: bool = False, width: int | None = None,
+                full: bool = False) -> str:
+    """Lay out a :func:`summary_view` for the terminal: the decision summary (one screen,
+    at most 50 lines), and with ``full`` every key figure and table below it."""
+    from infra.reports.decision import render_decision
+
+    w = width or terminal_width()
+    if not full:
+        return render_decision(view["decision"], w, wide=wide) + "\n"
     m = {**view["extra"], **view["metrics"]}
-    out = [view["name"], f"  design file: {view['source_file']}", ""]
-    if view.get("findings"):  # design rules broken: named first, the figures still follow
-        wrap = 10_000 if wide else (width or terminal_width())
-        n = len(view["findings"])
-        out += [f"FINDINGS: {n} design rule{'s' if n != 1 else ''} broken (every figure below "
-                "is computed all the same; exit status 1):"]
-        out += [textwrap.fill(f, wrap, initial_indent="  - ", subsequent_indent="    ")
-                for f in view["findings"]]
-        out += [""]
+    out = [render_decision(view["decision"], w, wide=wide, max_lines=None,
+                           footer=False), "", "Key figures:"]
     out += metric_lines(m, list(view["metrics"]), None if wide else (width or terminal_width()))
     for title, cols, rows in view["sections"]:
         show = list(rows[0]) if wide and rows else [c for c in cols if not rows or c in rows[0]]
@@ -295,13 +296,13 @@ def render_view(view: dict[str, Any], *, wide: bool = False, width: int | None =
     return "\n".join(out) + "\n"
 
 
-def print_summary(view: dict[str, Any], *, wide: bool = False) -> None:
+def print_summary(view: dict[str, Any], *, wide: bool = False, full: bool = False) -> None:
     """Print a :func:`summary_view` on standard output (a report worker's job).
 
     A reader that went away (``| head``) ends the printing quietly.
     """
     try:
-        sys.stdout.write(render_view(view, wide=wide) + "\n")  # as click.echo
+        sys.stdout.write(render_view(view, wide=wide, full=full) + "\n")  # as click.echo
         sys.stdout.flush()
     except BrokenPipeError:  # nothing left to show to
         pass
