@@ -25,7 +25,7 @@ from pathlib import Path
 from infra.ingest.diff_collectives import check_runs
 from infra.ingest.diff_domain import NodeSummary, domain_findings
 from infra.ingest.diff_fabric import fabric_findings
-from infra.ingest.diff_node import node_findings
+from infra.ingest.diff_node import node_findings, type_unchecked
 from infra.ingest.findings import SEVERITIES, Coverage, DiffResult, Finding
 from infra.ingest.inventory import host_dirs, iter_nodes, read_fabric
 from infra.ingest.model import BuiltNode, Inventory
@@ -91,6 +91,7 @@ def _diff(rd: ResolvedDesign, root: str, nodes: Iterator[BuiltNode], fab: Invent
     have: set[str] = set()
     dups = DuplicateTracker()
     gpus_seen = 0
+    unchecked: dict[str, tuple[list[str], list[str], set[str]]] = {}  # tray -> types, hosts, ids
     for node in nodes:
         have.add(node.host)
         dups.add(node)
@@ -101,6 +102,12 @@ def _diff(rd: ResolvedDesign, root: str, nodes: Iterator[BuiltNode], fab: Invent
         pairs.append((dn, NodeSummary.of(node)))
         gpus_seen += len(node.gpus)
         findings += node_findings(dn, node, rd.catalog)
+        if types := type_unchecked(dn, node, rd.catalog):
+            entry = unchecked.setdefault(dn.tray.slug, (types, [], set()))
+            entry[1].append(node.host)
+            entry[2].update(f"{g.product} ({g.pci_device_id})" if g.product else
+                            f"PCI id {g.pci_device_id}" for g in node.gpus if g.pci_device_id)
+    findings += _unchecked_findings(unchecked, root)
     if expect_all:
         for d in dnodes:
             if d.host not in have:
@@ -132,6 +139,21 @@ def _diff(rd: ResolvedDesign, root: str, nodes: Iterator[BuiltNode], fab: Invent
                    tuple(table))
     return DiffResult(rd.name, str(rd.file), root, host_pattern, tuple(findings), cov,
                       tuple(notes), checks)
+
+
+def _unchecked_findings(unchecked: dict, root: str) -> list[Finding]:
+    """One ``gpu-type-unchecked`` warning per tray type whose GPUs the catalog gives no
+    PCI id for: the nodes' GPU type is not verified, and the diff says so."""
+    out = []
+    for slug, (types, hosts, seen) in sorted(unchecked.items()):
+        where = hosts[0] if len(hosts) == 1 else f"{hosts[0]}..{hosts[-1]} ({len(hosts)} nodes)"
+        out.append(Finding("warning", "gpu-type-unchecked", None, None, where, None, None,
+                           f"{', '.join(types)} in {slug}, identified by PCI device id",
+                           f"{', '.join(sorted(seen))}; the catalog entry "
+                           f"{', '.join(types)} has no pci_device_ids",
+                           "the GPU type of these nodes is not verified: add the GPU's "
+                           "pci_device_ids (with its source) to its catalog entry", root))
+    return out
 
 
 class DuplicateTracker:

@@ -83,6 +83,12 @@ def node_findings(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> list[Fin
         _fabric(dn, label, g, f)
     _tray_position(dn, node, f)
     _nic_paths(dn, node, matched, catalog, f)
+    if node.nvlink_unmatched:
+        src_nv = next((p for p in node.files if "nvlink" in p.rsplit("/", 1)[-1]), src)
+        f("warning", "nvlink-unmatched", None, "the GPUs of nvidia-smi -q -x (by UUID)",
+          f"{node.nvlink_unmatched} GPU(s) in nvlink -s without the UUID of a GPU of the node",
+          "their NVLink state is not checked: the two dumps are not of the same node and "
+          "capture (or the UUIDs were edited); capture both again on the node", src_nv)
     return out
 
 
@@ -181,6 +187,15 @@ def _wrong_type(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> tuple[str,
             "(FLOPS, memory, power, NVLink) is wrong; other checks skipped for it")
 
 
+def type_unchecked(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> list[str]:
+    """The design GPU types of ``dn`` that the catalog gives no PCI id for, when the node
+    reports its GPUs' ids (its GPU type then cannot be verified); else []."""
+    parts, ids = _once(catalog, (dn.tray.slug, "gpu-ids"), lambda: _gpu_ids(dn.tray, catalog))
+    if ids or not any(g.pci_device_id for g in node.gpus):
+        return []
+    return sorted(parts)
+
+
 def _gpu_ids(tray, catalog: Catalog) -> tuple[dict, set[str]]:
     parts = {i.part.slug: i.part for i in expand_tray(tray, catalog).of_kind("gpu")}
     return parts, {d for p in parts.values() for d in getattr(p, "pci_device_ids", [])}
@@ -237,15 +252,30 @@ def _nvlink(dn, label, part: Gpu, g: BuiltGpu, f, node: BuiltNode) -> None:
     if part.scale_up is None or dn.domain_scope == "none" or g.nvlinks_active is None:
         return
     want = part.scale_up.links
+    per = part.scale_up.link_gbyte_s
+    low = (g.nvlink_source or "").lower()  # the dump's file name holds this word
+    tag = "nvlink" if "nvlink" in low else "showtopo" if "showtopo" in low else "nccl"
+    src = next((p for p in node.files if tag in p.rsplit("/", 1)[-1]), node.files[0])
+    kind = "NVLinks" if "nvlink" in part.scale_up.technology.lower() else \
+        f"{part.scale_up.technology} links"
+    inactive = g.nvlinks_inactive or 0
+    listed = g.nvlinks_active + inactive
+    if tag == "nvlink" and listed < want:  # nvlink -s prints every link, up or down
+        f("warning", "nvlink-unlisted", label, f"{want} NVLinks listed ({part.slug})",
+          f"{listed} listed ({g.nvlinks_active} active"
+          + (f", {inactive} inactive)" if inactive else ")"),
+          f"{want - listed} links are not in the dump (a cut-short capture, or a GPU that "
+          "exposes fewer links): their state is unknown; capture `nvidia-smi nvlink -s` "
+          "again", src)
+        if not inactive:
+            return  # no link is reported down: the missing lines are not a fault seen
     if g.nvlinks_active >= want:
         return
-    per = part.scale_up.link_gbyte_s
-    tag = "nvlink" if "nvlink" in (g.nvlink_source or "") else "nccl"
-    src = next((p for p in node.files if tag in p.rsplit("/", 1)[-1]), node.files[0])
-    f("error", "nvlink-inactive", label, f"{want} active NVLinks",
-      f"{g.nvlinks_active} active" + (f", {g.nvlinks_inactive} inactive" if g.nvlinks_inactive else ""),
-      f"NVLink bandwidth drops from {want * per:g} to {g.nvlinks_active * per:g} GB/s per "
-      f"direction; collectives over the domain run at the slowest GPU's rate", src)
+    f("error", "nvlink-inactive", label, f"{want} active {kind}",
+      f"{g.nvlinks_active} active" + (f", {inactive} inactive" if inactive else ""),
+      f"{kind.removesuffix('s')} bandwidth drops from {want * per:g} to "
+      f"{g.nvlinks_active * per:g} GB/s per direction; collectives over the domain run at "
+      "the slowest GPU's rate", src)
 
 
 def _fabric(dn, label, g: BuiltGpu, f) -> None:

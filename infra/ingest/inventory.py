@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from infra.ingest.amd import SHOWTOPO_TOOL, parse_amd_static, parse_rocm_smi, parse_showtopo
 from infra.ingest.base import InventoryError, inventory_root, norm_bus_id
 from infra.ingest.ibnet import IbFabric, parse_guid_map, parse_ibnet
 from infra.ingest.model import BuiltGpu, BuiltNic, BuiltNode, FabricPort, Inventory
@@ -44,6 +45,9 @@ NCCL_FILES = ("nccl-topo.xml", "nccl_topo.xml")
 LSPCI_FILES = ("lspci-tv.txt", "lspci-tvnn.txt")
 IB_FILES = ("ibnetdiscover.txt", "ibnetdiscover.out")
 GUID_MAP_FILES = ("guid-map.txt", "node-name-map.txt")
+AMD_STATIC_FILES = ("amd-smi-static.json", "amd-smi-static.txt")  # an AMD node: these
+ROCM_SMI_FILES = ("rocm-smi.txt",)
+SHOWTOPO_FILES = ("rocm-smi-showtopo.txt", "showtopo.txt")
 
 
 def load_inventory(root: Path | str) -> Inventory:
@@ -123,8 +127,16 @@ def read_node(d: Path) -> BuiltNode:
                              file=str(d)) from None
     smi_path = _first(d, SMI_FILES, present)
     if smi_path is None:
-        raise InventoryError(f"host directory without {SMI_FILES[0]}", file=str(d),
-                             hint=f"save `nvidia-smi -q -x > {d.name}/{SMI_FILES[0]}`")
+        amd = [_first(d, names, present) for names in (AMD_STATIC_FILES, ROCM_SMI_FILES,
+                                                        SHOWTOPO_FILES)]
+        if any(amd):
+            return amd_node(d.name, *amd)
+        raise InventoryError(f"host directory without {SMI_FILES[0]} (an AMD node: "
+                             f"{AMD_STATIC_FILES[0]}, {ROCM_SMI_FILES[0]} or "
+                             f"{SHOWTOPO_FILES[0]})", file=str(d),
+                             hint=f"save `nvidia-smi -q -x > {d.name}/{SMI_FILES[0]}` "
+                                  f"(AMD: `amd-smi static --json > {d.name}/"
+                                  f"{AMD_STATIC_FILES[0]}`)")
     smi = parse_smi_xml(smi_path)
     files = [str(smi_path)]
     topo = nvl = nccl = pcie = None
@@ -143,8 +155,33 @@ def read_node(d: Path) -> BuiltNode:
     by_uuid = {g.uuid: g for g in nvl or () if g.uuid}
     nccl_gpus = _local(nccl)
     gpus = tuple(_gpu(g, by_uuid.get(g.uuid), nccl_gpus.get(g.bus_id), nvl, nccl) for g in smi.gpus)
+    uuids = {g.uuid for g in smi.gpus if g.uuid}
+    unmatched = sum(1 for g in nvl or () if g.uuid not in uuids)
     return BuiltNode(d.name, gpus, _nics(nccl, topo), smi.driver_version, smi.attached_gpus,
-                     tuple(files), topo, pcie)
+                     tuple(files), topo, pcie, unmatched)
+
+
+def amd_node(host: str, static: Path | None, concise: Path | None,
+             topo_path: Path | None) -> BuiltNode:
+    """An AMD node from ``amd-smi static`` (identity, OAM position, PCIe maximum),
+    ``rocm-smi`` (device ids, where amd-smi is absent) and ``rocm-smi --showtopo``
+    (Infinity Fabric links: peers over XGMI in one hop)."""
+    files = [str(p) for p in (static, concise, topo_path) if p is not None]
+    gpus = {g.index: g for g in parse_amd_static(static)} if static else {}
+    ids = parse_rocm_smi(concise) if concise else {}
+    topo = parse_showtopo(topo_path) if topo_path else None
+    order = sorted(set(gpus) | set(ids) | set(topo.gpus if topo else ()))
+    built = []
+    for i in order:
+        a = gpus.get(i)
+        links = topo.xgmi_links(i) if topo is not None and i in topo.gpus else None
+        built.append(BuiltGpu(
+            None, a.serial if a else None, a.module_id if a else None,
+            a.product if a else None, (a.pci_device_id if a else None) or ids.get(i),
+            None, None, None, None, None, a.pcie_max_gen if a else None, None,
+            a.pcie_max_width if a else None, None, None, None, None, links, None, None,
+            SHOWTOPO_TOOL if links is not None else None, a.bus_id if a else None))
+    return BuiltNode(host, tuple(built), (), None, len(order), tuple(files))
 
 
 def _local(nccl: NcclTopo | None) -> dict:

@@ -79,6 +79,7 @@ class BuiltNode:
     files: tuple[str, ...]
     topo: TopoMatrix | None = None
     pcie: PciTree | None = None  # lspci -tv
+    nvlink_unmatched: int = 0  # GPUs of nvlink -s whose UUID no GPU of -q -x has
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,14 @@ class DesignNode:
     gpus: int
 
 
+def _switchless_mesh(lay) -> bool:
+    """The tray's GPUs form a scale-up mesh among themselves (no switch): the domain is
+    the tray, and each GPU's links to its peers are checked like NVLinks."""
+    gpus = lay.of_kind("gpu")
+    up = getattr(gpus[0].part, "scale_up", None) if gpus else None
+    return up is not None and getattr(up, "topology", None) == "mesh"
+
+
 def design_nodes(rd: ResolvedDesign, host_pattern: str = DEFAULT_HOST_PATTERN) -> list[DesignNode]:
     """Every compute tray of ``rd`` in build order, named by ``host_pattern``
     (fields of :data:`infra.analysis.layout.identity.PATTERN_FIELDS`)."""
@@ -52,8 +60,8 @@ def design_nodes(rd: ResolvedDesign, host_pattern: str = DEFAULT_HOST_PATTERN) -
         lay = expand_tray(tray, rd.catalog)
         if rd.layouts[ni.layout].count("nvlink_switch_tray"):
             scope = "rack"
-        elif lay.count("nvlink_switch_chip"):
-            scope = "tray"
+        elif lay.count("nvlink_switch_chip") or _switchless_mesh(lay):
+            scope = "tray"  # an HGX baseboard, or GPUs wired to each other (MI300X UBB)
         else:
             scope = "none"
         group = ni.groups[0][1] if ni.groups else "cluster"
