@@ -30,7 +30,8 @@ FORBIDDEN = {
     "reports": ("click", "infra.cli"),
 }
 # the one shared atomic file writer (and its output rule: regular files only)
-ALLOWED = {"exports": ("infra.reports.atomic", "infra.reports.cellsafe"),
+# and the streamed xlsx sheet writer (the cabling export's sheets at 1M GPUs, issue 33)
+ALLOWED = {"exports": ("infra.reports.atomic", "infra.reports.cellsafe", "infra.reports.xlsx_stream"),
            "models": ("infra.reports.atomic",)}
 
 
