@@ -302,3 +302,96 @@ def test_long_label_values_hash_as_topograph_does():
     # Go's len() counts bytes: 40 x 'é' is 80 bytes, so it is hashed
     assert _value("é" * 40) == "x" + format(_go_fnv1a64(("é" * 40).encode()), "x")
     assert _value("a" * 63) == "a" * 63
+
+
+# --- cabling: NVIDIA UFM Cable Validation Tool P2P columns -------------------------------
+
+def test_cabling_sheet_in_ufm_p2p_format():
+    # UFM Cable Validation Tool 1.5, "P2P file": columns Rack | U | Name | HCA/Port |
+    # Rack | U | Name | Port; a host port is a number (1 -> mlx5_0 P1, 2 -> mlx5_1 P1),
+    # a switch port "a single number or a split port (e.g., 1/2)"
+    import re
+
+    ex = export_design(load_design(DESIGNS / "dgx_h100_superpod.yaml"), "cabling")
+    rows = list(csv.reader(ex.files[0].text.splitlines()))
+    head, body = rows[0], rows[1:]
+    assert head[:8] == ["Rack", "U", "Name", "HCA/Port", "Rack", "U", "Name", "Port"]
+    split = re.compile(r"[1-9][0-9]*(/[1-9][0-9]*)?")
+    assert all(split.fullmatch(r[3]) and split.fullmatch(r[7]) for r in body)
+    nodes = [r for r in body if r[10] == "leaf"]
+    # a DGX H100 has 8 compute-fabric ports (8 x CX-7 400G, rails 0-7): HCA ports 1-8,
+    # in NIC order, and the design's names beside them
+    first = {r[3]: r[11] for r in nodes if r[2] == "r001n01"}
+    assert first == {str(k + 1): f"nic{k}/p0" for k in range(8)}
+    # switch ends: QM9700 twin-port OSFP cages (32 x 2 = 64 ports): logical port 33 of a
+    # leaf (its first uplink, after 32 down ports) is cage 17 lane 1
+    up = next(r for r in body if r[10] == "spine")
+    assert (up[3], up[11]) == ("17/1", "33")
+
+
+# --- exports that refuse before they enumerate (issue 34) -------------------------------
+
+def _dag(tmp_path, depth: int, rack: str) -> str:
+    """A pod hierarchy ``depth`` levels deep, two of the level below in each (2**depth
+    racks of ``rack``): 2**30 racks at depth 30."""
+    racks = {"dgx4": "generic-42u-air-rack\n    contents:\n      - {type: nvidia-dgx-h100, count: 4}",
+             "nvl72": "nvidia-gb200-nvl72-rack\n    contents:\n"
+                      "      - {type: nvidia-mgx-33kw-power-shelf, count: 8}\n"
+                      "      - {type: nvidia-gb200-compute-tray, count: 18}\n"
+                      "      - {type: nvidia-nvlink5-switch-tray, count: 9}\n"
+                      "      - {type: supermicro-gb300-in-rack-cdu, count: 1}"}
+    lines = [f"name: pod hierarchy {depth} deep", "racks:", f"  r:\n    type: {racks[rack]}",
+             "pods:", "  p0:", "    racks: {r: 2}"]
+    lines += [f"  p{i}:\n    pods: {{p{i - 1}: 2}}" for i in range(1, depth)]
+    path = tmp_path / f"dag{depth}_{rack}.yaml"
+    path.write_text("\n".join(lines + ["build:", f"  p{depth - 1}: 1"]) + "\n")
+    return str(path)
+
+
+def _no_enumeration(monkeypatch):
+    """Make listing nodes or racks fail: a refusal must come before it."""
+    import infra.analysis.layout.identity as identity
+
+    def boom(*a, **k):
+        raise AssertionError("enumerated the nodes")
+
+    for mod in ("infra.exports.slurm", "infra.exports.k8s", "infra.analysis.layout.placement"):
+        monkeypatch.setattr(__import__(mod, fromlist=["x"]), "node_identities", boom, raising=False)
+    monkeypatch.setattr(identity, "node_identities", boom)
+    monkeypatch.setattr(identity, "rack_instances", boom)
+
+
+@pytest.mark.parametrize("target", ["slurm", "k8s", "cabling"])
+def test_nothing_to_export_is_found_before_any_node_is_listed(run_cli, tmp_path, monkeypatch,
+                                                               target):
+    # 2**30 racks of 4 DGX, no fabric, every NVLink domain one node: nothing to export
+    # (was 74 s and 5.9 GB at 20 levels, perf-report-3 section 7)
+    design = _dag(tmp_path, 30, "dgx4")
+    _no_enumeration(monkeypatch)
+    r = run_cli("export", design, "--to", target, "-o", str(tmp_path / "out"))
+    assert r.exit_code == 2, r.output
+    assert "neither multi-node NVLink domains nor a fabric" in r.output or "no fabric" in r.output
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("target", ["slurm", "k8s"])
+def test_a_per_node_export_too_large_says_how_large_and_what_instead(run_cli, tmp_path,
+                                                                      monkeypatch, target):
+    # 2**30 NVL72 racks x 18 trays = 19,327,352,832 nodes: refused from the counts alone
+    design = _dag(tmp_path, 30, "nvl72")
+    _no_enumeration(monkeypatch)
+    r = run_cli("export", design, "--to", target, "-o", str(tmp_path / "out"))
+    assert r.exit_code == 2, r.output
+    assert "19,327,352,832 compute nodes" in r.output and "at most 500,000" in r.output
+    assert "build:" in r.output  # what to ask for instead
+
+
+def test_the_node_limit_is_the_boundary(monkeypatch, tmp_path):
+    import infra.exports.common as common
+
+    rd = load_design(DESIGNS / "gb200_nvl72_576.yaml")  # 8 racks x 18 trays = 144 nodes
+    monkeypatch.setattr(common, "MAX_NODES", 144)
+    assert common.check_node_count(rd, "Slurm", "x") == 144
+    monkeypatch.setattr(common, "MAX_NODES", 143)
+    with pytest.raises(ExportError, match="144 compute nodes"):
+        export_design(rd, "slurm")

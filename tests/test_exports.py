@@ -385,7 +385,9 @@ def test_cabling_xlsx_reads_back_equal_to_csv():
     csv_rows = list(__import__("csv").reader(io.StringIO(ex.files[0].text)))
     # 32 DGX x 8 rails = 256 node links; 8 leaves x 32 uplinks (64 ports, 1:1) = 256
     assert ws.max_row == len(csv_rows) == 1 + 256 + 256
-    assert [c.value for c in ws[2]][:4] == ["su0/r0", 35, "r001n01", "nic0/p0"]
+    # UFM P2P: the node's HCA port number (its first fabric port, nic0/p0, is 1)
+    assert [c.value for c in ws[2]][:4] == ["su0/r0", 35, "r001n01", 1]
+    assert ws["L2"].value == "nic0/p0" and ws.freeze_panes == "A2"
 
 
 def test_in_rack_tors_are_placed_in_free_u():

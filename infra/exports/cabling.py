@@ -1,12 +1,18 @@
-"""Cabling (point-to-point) sheets for installers: CSV and xlsx, UFM column order first.
+"""Cabling (point-to-point) sheets for installers: CSV and xlsx in NVIDIA UFM's P2P format.
 
-The first eight columns are those of NVIDIA's UFM Cable Validation Tool,
-``Rack | U | Name | HCA/Port | Rack | U | Name | Port`` (A end, then B end); the rest
-(cable ID, split ports, media and part number per end, cable, length, reach) follow.
-Files: ``cabling/<fabric>.csv`` per fabric, ``cabling/network-racks.csv`` (where each
-switch sits, with power) and ``cabling/<design>.xlsx`` with one sheet of each. Designs
-above the plan limit get the per-link-type summary instead. The xlsx is written with
-fixed timestamps so reruns are byte-identical.
+The first eight columns are those of the P2P file of NVIDIA's UFM Cable Validation Tool
+(docs.nvidia.com/networking/display/cablevalidationtool150/p2p+file),
+``Rack | U | Name | HCA/Port | Rack | U | Name | Port`` (A end, then B end), with the
+values it expects: a node's ``HCA/Port`` is the number of its fabric port in NIC order
+(1 for the first; the tool maps 1 -> mlx5_0, 2 -> mlx5_1 unless given an HCA mapping
+file), a switch's port is its number, or ``cage/lane`` where one cage carries several
+links ("a single number or a split port (e.g., 1/2)"). The rest follow: cable ID,
+fabric, tier, each end's port name in the design (``nic0/p0``; a switch's logical
+port), split, media and part, the cable, length, reach. Files:
+``cabling/<fabric>.csv`` per fabric, ``cabling/network-racks.csv`` (where each switch
+sits, with power) and ``cabling/<design>.xlsx`` with one sheet of each (rows streamed,
+fixed timestamps so reruns are byte-identical). Designs above the plan limit get the
+per-link-type summary instead.
 
 Examples
 --------
@@ -14,33 +20,31 @@ Examples
 >>> ex = cabling_export(load_design("designs/dgx_h100_su.yaml"))
 >>> [f.path for f in ex.files]
 ['cabling/compute.csv', 'cabling/network-racks.csv', 'cabling/dgx_h100_su.xlsx']
->>> ex.files[0].text.splitlines()[0].split(",")[:9]
-['Rack', 'U', 'Name', 'HCA/Port', 'Rack', 'U', 'Name', 'Port', 'Cable ID']
+>>> ex.files[0].text.splitlines()[1].split(",")[:9]
+['su0/r0', '35', 'r001n01', '1', 'su0/n0', '42', 'su0.rail0.leaf0', '1/1', 'compute-leaf-00001']
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import re
-import zipfile
 
 from infra.analysis.layout.cabling import UFM_COLUMNS, UFM_HEADER, cabling_plan
 from infra.analysis.network.fabric import design_fabrics
 from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN
 from infra.analysis.layout.placement import Geometry, network_placement
-from infra.exports.common import Export, ExportError, ExportFile
+from infra.exports.common import Export, ExportError, ExportFile, check_node_count
 from infra.models.resolve import ResolvedDesign
 
 EXTRA = (("cable_id", "Cable ID"), ("fabric", "Fabric"), ("tier", "Tier"),
-         ("a_split", "A split"), ("a_media", "A media"), ("a_part", "A part"),
-         ("b_split", "B split"), ("b_media", "B media"), ("b_part", "B part"),
+         ("a_name", "A port"), ("a_split", "A split"), ("a_media", "A media"),
+         ("a_part", "A part"), ("b_name", "B port"), ("b_split", "B split"),
+         ("b_media", "B media"), ("b_part", "B part"),
          ("cable", "Cable"), ("length_m", "Length (m)"), ("reach_m", "Reach (m)"),
          ("reach_ok", "Reach OK"))
 RACK_COLUMNS = (("rack", "Rack"), ("row", "Row"), ("slot", "Slot"), ("u", "U"),
                 ("switch", "Switch"), ("part", "Part"), ("role", "Role"), ("fabric", "Fabric"),
                 ("power_w", "Power (W)"), ("unknown_power", "Power not published"))
-FIXED_TIME = (2000, 1, 1, 0, 0, 0)
 
 
 def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
@@ -57,6 +61,9 @@ def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
     if not fabrics:
         raise ExportError(f"{rd.file}: design {rd.name!r} has no fabric, so nothing to cable",
                           hint="add a 'fabrics:' section")
+    check_node_count(rd, "cabling", "the network-racks sheet places every switch: export a "
+                     "design with one or a few pods of each kind (lower the 'build:' counts); "
+                     "infra design --report xlsx gives the counts and power of every tier")
     sheets: list[tuple[str, list[str], list[list]]] = []
     warnings = []
     p = network_placement(rd, geometry)
@@ -69,7 +76,7 @@ def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
             continue
         header = list(UFM_HEADER) + [h for _, h in EXTRA]
         keys = list(UFM_COLUMNS) + [k for k, _ in EXTRA]
-        sheets.append((f.name, header, [[r[k] for k in keys] for r in rows]))
+        sheets.append((f.name, header, [[r[k] for k in keys] for r in map(_ufm, rows)]))
         bad = [r["cable_id"] for r in rows if r["reach_ok"] is False]
         if bad:
             warnings.append(f"fabric {f.name!r}: {len(bad)} cables exceed their media's reach "
@@ -78,50 +85,55 @@ def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
               s.fabric, round(s.power_w, 1), ", ".join(s.unknown)]
              for s in sorted(p.switches.values(), key=lambda s: (p.position[s.rack], -s.u))]
     sheets.append(("network-racks", [h for _, h in RACK_COLUMNS], racks))
-    files = [ExportFile(f"cabling/{name}.csv", _csv(header, rows)) for name, header, rows in sheets]
+    files = [ExportFile(f"cabling/{name}.csv", stream=lambda h=header, r=rows: _csv(h, r))
+             for name, header, rows in sheets]
     files.append(ExportFile(f"cabling/{rd.file.stem}.xlsx", f"{len(sheets)} sheets",
                             _xlsx(sheets)))
     return Export("cabling", tuple(files), tuple(warnings))
 
 
-def _csv(header: list[str], rows: list[list]) -> str:
+def _ufm(r: dict) -> dict:
+    """A plan row with the UFM P2P port values: a node's fabric port number (``p3`` of
+    the plan -> 3), a switch's ``cage/lane`` where it has one, else its number; the
+    design's port names move to ``a_name`` / ``b_name``."""
+    port = r["from_port"]  # the plan's earlier port column: p<k> on a node, up<j> on a switch
+    a = int(port[1:]) if port.startswith("p") else (r["a_split"] or r["a_port"])
+    return dict(r, a_port=a, a_name=r["a_port"], b_port=r["b_split"] or r["b_port"],
+                b_name=r["b_port"])
+
+
+def _csv(header: list[str], rows: list[list]):
+    """The CSV's lines, a block of rows at a time."""
     from infra.reports.cellsafe import csv_row
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(csv_row(header))
-    w.writerows(csv_row("" if v is None else v for v in r) for r in rows)
-    return buf.getvalue()
+    for i in range(0, len(rows), 4096):
+        w.writerows(csv_row("" if v is None else v for v in r) for r in rows[i:i + 4096])
+        yield buf.getvalue()
+        buf.seek(0)
+        buf.truncate()
+    yield buf.getvalue()
 
 
 def _xlsx(sheets: list[tuple[str, list[str], list[list]]]) -> bytes:
+    """One sheet per table, rows streamed as sheet XML (no cell objects), reproducible."""
     from openpyxl import Workbook
+    from openpyxl.styles import Font
 
-    from infra.reports.cellsafe import defuse
+    from infra.reports.atomic import save_workbook
+    from infra.reports.xlsx_stream import stream_table
 
     wb = Workbook()
     wb.remove(wb.active)
     for name, header, rows in sheets:
         ws = wb.create_sheet(name[:31])
         ws.append(header)
-        for r in rows:
-            ws.append(r)
+        for c in ws[1]:
+            c.font = Font(bold=True)
+        keys = [f"c{j}" for j in range(len(header))]  # no unit or input styling by name
+        stream_table(ws, keys, header, [dict(zip(keys, r)) for r in rows], hatch=False)
         ws.freeze_panes = "A2"
-    defuse(wb)  # names from the design are text, never formulas
     buf = io.BytesIO()
-    wb.save(buf)
-    return _stable_zip(buf.getvalue())
-
-
-def _stable_zip(data: bytes) -> bytes:
-    """The same xlsx with fixed entry times and document dates (byte-stable reruns)."""
-    src = zipfile.ZipFile(io.BytesIO(data))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            body = src.read(info.filename)
-            if info.filename == "docProps/core.xml":
-                body = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*",
-                              rb"\g<1>2000-01-01T00:00:00Z", body)
-            dst.writestr(zipfile.ZipInfo(info.filename, FIXED_TIME), body,
-                         compress_type=zipfile.ZIP_DEFLATED)
-    return out.getvalue()
+    save_workbook(wb, buf)  # defused (names are text, never formulas), fixed times
+    return buf.getvalue()

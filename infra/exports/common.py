@@ -113,3 +113,35 @@ def write_export(export: Export, outdir: Path | str) -> list[Path]:
 
     write_from(0)
     return [done[i] for i in range(len(export.files))]
+
+
+MAX_NODES = 500_000
+"""Largest design (compute nodes) a per-node export (Slurm, k8s, cabling) is written for:
+10x the largest clusters built (100k-200k GPUs are 12,500-50,000 nodes); beyond it the
+files run to hundreds of MB and the run to minutes and gigabytes (issue 34)."""
+
+
+def has_topology(rd) -> bool:
+    """Whether a scheduler topology exists, decided from the counted design (no node is
+    listed): a fabric, or an NVLink domain of several nodes (a rack with NVLink switch
+    trays and two or more compute trays, or a pod that joins racks into one domain)."""
+    from infra.analysis.network.fabric import design_fabrics
+
+    if design_fabrics(rd):
+        return True
+    if any(p.scale_up is not None and p.scale_up.racks_per_domain > 1
+           for p in rd.design.pods.values()):
+        return True
+    return any(n and rd.layouts[name].count("nvlink_switch_tray")
+               and rd.layouts[name].count("compute_tray") > 1
+               for name, n in rd.rack_counts.items())
+
+
+def check_node_count(rd, target: str, instead: str) -> int:
+    """The design's compute nodes (counted); ExportError above :data:`MAX_NODES`."""
+    nodes = sum(rd.tray_counts().values())
+    if nodes > MAX_NODES:
+        raise ExportError(f"{rd.file}: design {rd.name!r} has {nodes:,} compute nodes; the "
+                          f"{target} export lists every node (or switch) and is written for "
+                          f"at most {MAX_NODES:,}", hint=instead)
+    return nodes

@@ -27,7 +27,8 @@ import shlex
 
 from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
 from infra.analysis.network.schedtopo import tree_topology, unit_name
-from infra.exports.common import Export, ExportError, ExportFile, one_line
+from infra.exports.common import (Export, ExportError, ExportFile, check_node_count,
+                                  has_topology, one_line)
 from infra.models.resolve import ResolvedDesign
 
 DOMAIN = "accelerator.topograph.run/domain"
@@ -131,14 +132,23 @@ def k8s_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Expor
 
     Both files are streamed, one node at a time (:class:`~infra.exports.common.ExportFile`),
     with the bytes ``json.dumps(doc, indent=1)`` and the line-per-node script give."""
+    if not has_topology(rd):  # decided before any node is listed
+        raise _nothing(rd)
+    check_node_count(rd, "Kubernetes", "the labels repeat per pod: export a design with one or "
+                     "a few pods of each kind (lower the 'build:' counts), or let topograph "
+                     "label the live cluster")
     labels = _Labels(rd, pattern)
     if not labels.any():
-        raise ExportError(f"{rd.file}: design {rd.name!r} has neither multi-node NVLink domains "
-                          "nor a fabric, so no topology label applies",
-                          hint="add a 'fabrics:' section")
+        raise _nothing(rd)
     labels.check()
     return Export("k8s", (ExportFile("k8s/labels.json", stream=lambda: _json(rd, labels)),
                           ExportFile("k8s/label-nodes.sh", stream=lambda: _script(rd, labels))))
+
+
+def _nothing(rd: ResolvedDesign) -> ExportError:
+    return ExportError(f"{rd.file}: design {rd.name!r} has neither multi-node NVLink domains "
+                       "nor a fabric, so no topology label applies",
+                       hint="add a 'fabrics:' section")
 
 
 def _json(rd: ResolvedDesign, labels: _Labels):

@@ -29,7 +29,8 @@ import yaml
 
 from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
 from infra.analysis.network.schedtopo import BlockTopology, TreeTopology, block_topology, tree_topology
-from infra.exports.common import Export, ExportError, ExportFile, one_line
+from infra.exports.common import (Export, ExportError, ExportFile, check_node_count,
+                                  has_topology, one_line)
 from infra.exports.hostlist import compress
 from infra.exports.slurm_check import check_block_conf, check_tree_conf
 from infra.models.resolve import ResolvedDesign
@@ -38,14 +39,18 @@ RULE = "#" * 66
 
 
 def slurm_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Export:
-    """Slurm topology files for ``rd``; raises ExportError when there is nothing to say."""
+    """Slurm topology files for ``rd``; raises ExportError when there is nothing to say
+    (decided before any node is listed) or the design is too large for per-node files."""
+    if not has_topology(rd):
+        raise _nothing(rd)
+    check_node_count(rd, "Slurm", "Slurm's topology repeats per pod: export a design with one "
+                     "or a few pods of each kind (lower the 'build:' counts) and repeat its "
+                     "blocks and switches with your own node names")
     ids = node_identities(rd, pattern)
     blocks = block_topology(rd, ids)
     tree = tree_topology(rd, ids)
     if blocks is None and tree is None:
-        raise ExportError(f"{rd.file}: design {rd.name!r} has neither multi-node NVLink domains "
-                          "nor a fabric, so Slurm has no topology to use",
-                          hint="add a 'fabrics:' section, or use TopologyPlugin=topology/flat")
+        raise _nothing(rd)
     names = [n.name for n in ids]
     hl = _Hostlists()
     head = [RULE, f"# Slurm topology for {one_line(rd.name)}",
@@ -67,6 +72,12 @@ def slurm_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Exp
         files.append(ExportFile("slurm/topology.block.conf", text))
     files.append(ExportFile("slurm/topology.yaml", topology_yaml(blocks, tree, hl)))
     return Export("slurm", tuple(files), tuple(warnings))
+
+
+def _nothing(rd: ResolvedDesign) -> ExportError:
+    return ExportError(f"{rd.file}: design {rd.name!r} has neither multi-node NVLink domains "
+                       "nor a fabric, so Slurm has no topology to use",
+                       hint="add a 'fabrics:' section, or use TopologyPlugin=topology/flat")
 
 
 class _Hostlists:
