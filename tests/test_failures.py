@@ -232,7 +232,11 @@ def test_cli_json_and_reports(tmp_path, run_cli):
     assert set(data) == {"design", "metrics", "tables"}
     assert data["metrics"]["job_gpus"] == 72
     md = (tmp_path / "gb200_nvl72.failures.md").read_text()
-    assert md.startswith("# Failure review") and "| job_mtbi_hours |" in md
+    from infra.reports.labels import metric_label
+
+    assert md.startswith("# Failure review")
+    mtbi = data["metrics"]["job_mtbi_hours"]  # 4 significant figures, with its unit
+    assert f"| {metric_label('job_mtbi_hours')} | {float(f'{mtbi:.4g}'):,g} hours |" in md
     import openpyxl
 
     wb = openpyxl.load_workbook(tmp_path / "gb200_nvl72.failures.xlsx")

@@ -14,7 +14,8 @@ from infra.cli.params import COUNT, SEED, FiniteFloat, rows_option
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @click.option("--report", "reports", multiple=True, type=click.Choice(["xlsx", "md", "html"]),
-              help="Also write reports/<stem>.failures.<ext> (repeatable).")
+              help="Also write reports/<stem>.failures.<ext>; for two or more designs one "
+                   "combined reports/failures-A-vs-B.<ext> (repeatable).")
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=Path("reports"),
               show_default=True)
 @click.option("--rates", "rates_file", type=click.Path(path_type=Path), default=None,
@@ -39,7 +40,8 @@ from infra.cli.params import COUNT, SEED, FiniteFloat, rows_option
 @rows_option
 def failures(files, fmt, reports, outdir, rates_file, rates_db, job_gpus, checkpoint_seconds,
              restart_minutes, target, samples, seed, catalog_dir, max_rows) -> None:
-    """Failure review of design FILE(s); two or more are compared side by side."""
+    """Failure review of design FILE(s); two or more are compared side by side, and
+    --report then writes one combined report (failures-A-vs-B.<ext>)."""
     from infra.analysis.reliability.failure_review import review_file
     from infra.models.catalog import load_catalog
     from infra.reports.failures_text import compare_rows, render_compare, render_review
@@ -70,6 +72,25 @@ def failures(files, fmt, reports, outdir, rates_file, rates_db, job_gpus, checkp
     else:
         click.echo(render_review(datas[0], max_rows) if len(datas) == 1 else render_compare(datas, names),
                    nl=False)
+    if len(datas) > 1:  # one combined report of all the designs
+        for ext in dict.fromkeys(reports):
+            path = Path(outdir) / f"{combined_stem(names)}.{ext}"
+            if ext == "md":
+                from infra.reports.atomic import write_text_atomic
+                from infra.reports.failures_text import markdown_compare
+
+                write_text_atomic(path, markdown_compare(datas, names))
+            elif ext == "html":
+                from infra.reports.failures_html import failures_compare_page
+                from infra.reports.html_report import write_html
+
+                write_html(failures_compare_page(datas, names), path)
+            else:
+                from infra.reports.failures_xlsx import write_compare_xlsx
+
+                write_compare_xlsx(datas, names, path)
+            click.echo(f"wrote {path}", err=True)
+        return
     for name, data in zip(names, datas):
         for ext in dict.fromkeys(reports):
             path = Path(outdir) / f"{name}.failures.{ext}"
@@ -79,11 +100,27 @@ def failures(files, fmt, reports, outdir, rates_file, rates_db, job_gpus, checkp
 
                 write_text_atomic(path, markdown(data))
             elif ext == "html":
-                from infra.reports.html_report import failures_html, write_html
+                from infra.reports.failures_html import failures_page
+                from infra.reports.html_report import write_html
 
-                write_html(failures_html(data), path)
+                write_html(failures_page(data), path)
             else:
                 from infra.reports.xlsx_report import write_xlsx
 
                 write_xlsx(data, path)
-            click.echo(f"wrote {path}", err=fmt == "json")
+            click.echo(f"wrote {path}", err=True)
+
+
+def combined_stem(names: list[str]) -> str:
+    """File stem of the combined report of several designs.
+
+    >>> combined_stem(["gb200_nvl72", "aws_nvl36x2"])
+    'failures-gb200_nvl72-vs-aws_nvl36x2'
+    """
+    import hashlib
+    import re
+
+    stem = "failures-" + "-vs-".join(re.sub(r"[^A-Za-z0-9_.-]+", "_", n) for n in names)
+    if len(stem) > 100:
+        stem = f"{stem[:90]}-{hashlib.sha256(chr(0).join(names).encode()).hexdigest()[:8]}"
+    return stem

@@ -1,7 +1,15 @@
-"""Terminal and Markdown text of ``infra failures`` (formats only; no figure computed)."""
+"""Terminal and Markdown text of ``infra failures`` (formats only; no figure computed).
+
+Values are written to the precision they have: availability as a percent with the
+digits its unavailability needs, with its nines and hours down per year
+(:func:`availability_text`); fractions as labelled percents (``0.44 % of GPU-hours``);
+rates to 4 significant figures, never rounded to 0 when they are not 0; a rate the rates
+file tags ``assumption`` says so (``0.05 /yr (assumed)``).
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from infra.reports.labels import metric_unit
@@ -24,6 +32,100 @@ def sig(value: Any) -> str:
             return f"{value:,.0f}"
         return f"{value:.4g}" if abs(value) >= 1e-4 else f"{value:.2e}"
     return fmt(value, "-")
+
+
+def percent(x: float | None) -> str:
+    """A fraction as a percent with the digits it has: near 1, enough decimals for two
+    significant digits of 1 - x; below 1/2, two significant digits of x.
+
+    >>> percent(0.992313), percent(0.993412), percent(0.9996), percent(0.94586)
+    ('99.23 %', '99.34 %', '99.960 %', '94.6 %')
+    >>> percent(0.004355), percent(2.6e-05), percent(0.0), percent(1.0)
+    ('0.44 %', '0.0026 %', '0 %', '100 %')
+    """
+    if x is None:
+        return "unknown"
+    if x <= 0 or x >= 1:
+        return f"{x * 100:g} %"
+    if x >= 0.5:
+        lost = (1 - x) * 100
+        nd = max(1, 1 - math.floor(math.log10(lost)))
+        return f"{x * 100:.{nd}f} %"
+    return f"{float(f'{x * 100:.2g}'):g} %"
+
+
+def nines(a: float) -> float:
+    """-log10(1 - a): 0.99 -> 2, 0.999 -> 3 (infinite at 1).
+
+    >>> round(nines(0.992313), 2)
+    2.11
+    """
+    return math.inf if a >= 1 else -math.log10(1 - a)
+
+
+def downtime_hours(a: float) -> float:
+    """Hours a year not available: (1 - a) x 8,760."""
+    return (1 - a) * 8760
+
+
+def availability_text(a: float | None) -> str:
+    """``99.23 % (2.11 nines, 67.3 h down a year)``.
+
+    >>> availability_text(0.992313)
+    '99.23 % (2.11 nines, 67.3 h down a year)'
+    >>> availability_text(0.9996)
+    '99.960 % (3.40 nines, 3.5 h down a year)'
+    """
+    if a is None:
+        return "unknown"
+    if a >= 1:
+        return "100 % (no downtime)"
+    h = downtime_hours(a)
+    hours = f"{h:,.1f}" if h >= 0.1 else sig(h)
+    return f"{percent(a)} ({nines(a):.2f} nines, {hours} h down a year)"
+
+
+def rate_text(rate: float | None, tag: str | None, unit: str = "/yr") -> str:
+    """A rate with its tag when assumed; a placeholder 0 reads ``0 (assumed)``.
+
+    >>> rate_text(0.0809, "DER"), rate_text(0.05, "assumption"), rate_text(0, "assumption")
+    ('0.0809 /yr', '0.05 /yr (assumed)', '0 /yr (assumed)')
+    >>> rate_text(0.00001234, "DER")
+    '1.23e-05 /yr'
+    """
+    if rate is None:
+        return "unknown"
+    text = f"{sig(float(rate))} {unit}".strip()
+    return f"{text} (assumed)" if tag == "assumption" else text
+
+
+def headline(m: dict[str, Any]) -> list[tuple[str, str]]:
+    """The review's answer to the precision it has: availability as a percent with nines
+    and hours down a year, GPU-hours lost as a labelled percent."""
+    out = []
+    for key, label in (("domain_full_availability_fraction",
+                        "scale-up domain availability (every tray up)"),
+                       ("job_all_domains_availability_fraction",
+                        "job availability (all its domains at once)"),
+                       ("gpu_hours_lost_fraction", "GPU-hours lost"),
+                       ("job_goodput_fraction", "job goodput")):
+        if m.get(key) is not None:
+            out.append((label, metric_text(key, m[key])))
+    return out
+
+
+def metric_text(name: str, value: Any) -> str:
+    """One figure of the review as every report writes it, unit included."""
+    if value is None:
+        return "unknown"
+    if name.endswith("availability_fraction"):
+        return availability_text(value)
+    if name == "gpu_hours_lost_fraction":
+        return f"{percent(value)} of GPU-hours"
+    if name.endswith("_fraction"):
+        return percent(value)
+    u = "GPU-hours per year" if name == "gpu_hours_lost_per_year" else unit(name)
+    return sig(value) if u == "count" else f"{sig(value)} {u}"
 
 
 def _pretty(rows: list[dict]) -> list[dict]:
@@ -51,6 +153,7 @@ def render_review(data: dict[str, Any], max_rows: int | None = DEFAULT_ROWS) -> 
            f"  rates: {', '.join(data['design']['rates_files'])}", ""]
     width = max(len(k) for k in m)
     out += [f"  {k.ljust(width)}  {sig(v):>12}  {unit(k)}" for k, v in m.items()]
+    out += [f"  {label}: {text}" for label, text in headline(m)]
     for a in t.get("job_assumptions", []):
         out.append(f"  goodput assumes {a['item']} = {sig(a['value'])} [{a['tag']}: {a['basis']}]")
     rows, cut = shown_rows("failures", t["failures"], max_rows)
@@ -102,14 +205,64 @@ def render_compare(datas: list[dict[str, Any]], names: list[str]) -> str:
 
 def markdown(data: dict[str, Any]) -> str:
     """Markdown report of one review."""
+    from infra.reports.labels import metric_label
+
     m, t = data["metrics"], data["tables"]
     out = [f"# Failure review: {data['design']['name']}", "",
            f"Design `{data['design']['source_file']}`; rates "
            + ", ".join(f"`{f}`" for f in data["design"]["rates_files"]) + ".", "",
-           "| metric | value | unit |", "|---|---:|---|"]
-    out += [f"| {k} | {sig(v)} | {unit(k)} |" for k, v in m.items()]
+           "| Figure | Value |", "|---|---:|"]
+    out += [f"| {metric_label(k)} | {metric_text(k, v)} |" for k, v in m.items()]
+    out += _md_sections(t)
+    return "\n".join(out) + "\n"
+
+
+def _md_sections(t: dict[str, list[dict]], level: str = "##") -> list[str]:
+    out = []
     for name, rows in t.items():
-        out += ["", f"## {name.replace('_', ' ').capitalize()}", "", _md_table(rows)]
+        out += ["", f"{level} {name.replace('_', ' ').capitalize()}", "",
+                _md_table(_md_rows(name, rows))]
+    return out
+
+
+def _md_rows(name: str, rows: list[dict]) -> list[dict]:
+    """Rows with rates tagged when assumed, shares and availabilities as percents."""
+    out = []
+    for r in rows:
+        r = dict(r)
+        if "rate_per_year" in r and "tag" in r:
+            r["rate_per_year"] = rate_text(r["rate_per_year"], r["tag"])
+        for k in ("closed_form", "job_availability"):
+            if k in r:
+                r[k] = availability_text(r[k])
+        for k in ("monte_carlo", "mc_ci_low", "mc_ci_high", "share_of_interruptions",
+                  "share_of_job_interruptions", "degraded_bandwidth_fraction"):
+            if isinstance(r.get(k), float):
+                r[k] = percent(r[k])
+        out.append(r)
+    return out
+
+
+def markdown_compare(datas: list[dict[str, Any]], names: list[str]) -> str:
+    """One Markdown report of two or more reviews: side by side, then each review."""
+    from infra.reports.labels import metric_label
+
+    c = compare_rows(datas, names)
+    out = ["# Failure review: " + " vs ".join(names), ""]
+    out += [f"- **{n}**: {d['design']['name']} (`{d['design']['source_file']}`)"
+            for n, d in zip(names, datas)]
+    out += ["", "## Side by side", "", "| Figure | " + " | ".join(names) + " |",
+            "|---|" + "---:|" * len(names)]
+    out += ["| " + " | ".join([metric_label(r["metric"])]
+                              + [metric_text(r["metric"], r[n]) for n in names]) + " |"
+            for r in c["metrics"]]
+    out += ["", "## Interrupting events per year by kind", "",
+            _md_table(c["interrupting_events_per_year_by_kind"]),
+            "", "## Scale-up domain availability", "",
+            _md_table(_md_rows("domain_availability", c["domain_availability"]))]
+    for n, d in zip(names, datas):
+        out += ["", f"## {n}: {d['design']['name']}"]
+        out += _md_sections(d["tables"], "###")
     return "\n".join(out) + "\n"
 
 
