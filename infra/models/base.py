@@ -7,7 +7,7 @@ import typing
 from typing import Annotated, Literal
 
 import annotated_types as at
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic import Strict as _StrictType
 
 from infra.models.field_docs import field_description
@@ -19,16 +19,27 @@ from infra.models.field_docs import field_description
 # typos and absurd inputs; they keep every figure the analyses compute finite.
 MAX_COUNT = 10**12  # any one count in a file; also the largest design supported (GPUs)
 MAX_PER_RACK = 1_000  # units of one type in one rack layout (a 60U rack of 0U PDUs...)
+MAX_PER_PART = 1_000  # parts of one type inside one catalog part (the largest ships 16)
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$", max_length=80)]
 Count = Annotated[int, _StrictType(), Field(ge=0, le=MAX_COUNT)]
 PositiveCount = Annotated[int, _StrictType(), Field(ge=1, le=MAX_COUNT)]
 PerRackCount = Annotated[int, _StrictType(), Field(ge=1, le=MAX_PER_RACK)]
+PerPartCount = Annotated[int, _StrictType(), Field(ge=1, le=MAX_PER_PART)]
 NonNegFloat = Annotated[float, _StrictType(), Field(ge=0)]
 PosFloat = Annotated[float, _StrictType(), Field(gt=0)]
 Probability = Annotated[float, _StrictType(), Field(ge=0, le=1)]
 PcieGen = Annotated[int, _StrictType(), Field(ge=1, le=6)]
-Lanes = Literal[1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 144]
+
+
+def _not_bool(v: object) -> object:
+    if isinstance(v, bool):  # True == 1: a Literal of numbers would take it
+        raise ValueError("a number is needed, not a boolean (true/false/yes/no)")
+    return v
+
+
+Lanes = Annotated[Literal[1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 144],
+                  BeforeValidator(_not_bool)]
 
 # How sure a figure is (legend of hardware-facts.md §0), plus 'assumption' for a value
 # this project chose where no public figure exists (stated in the entry's notes) and
@@ -48,6 +59,7 @@ PHYSICAL_MAX: tuple[tuple[str, str, float, str], ...] = (
     ("end", "_gbyte_s", 100_000.0, "100 TB/s per link or device"),
     ("end", "gbit_s", 100_000.0, "100 Tb/s per port"),
     ("end", "_gb", 1_000_000.0, "1 PB of memory per device"),
+    ("end", "_gib", 1_000_000.0, "1 PiB of memory per device"),
     ("end", "_kw", 10_000_000.0,
      "10 GW: a whole site's envelope; the largest campuses being built are 1-5 GW"),
     ("end", "_w", 100_000.0, "no single part draws 100 kW"),
@@ -62,6 +74,12 @@ PHYSICAL_MAX: tuple[tuple[str, str, float, str], ...] = (
     ("is", "tf32", 1e7, "10 EFLOPS per device (TFLOPS)"),
     ("is", "bf16", 1e7, "10 EFLOPS per device (TFLOPS)"),
     ("is", "int8", 1e7, "10 EFLOPS per device (TFLOPS)"),
+)
+
+# Lower bounds by field name, where a tiny positive value is as absurd as a huge one and
+# would overflow a figure (a 1e-308 Gb/s port breaks out into 1e311 ports).
+PHYSICAL_MIN: tuple[tuple[str, str, float, str], ...] = (
+    ("end", "gbit_s", 1.0, "1 Gb/s: the slowest Ethernet a cluster uses (management)"),
 )
 
 _MATCH = {"in": lambda n, k: k in n, "end": str.endswith, "start": str.startswith,
@@ -99,6 +117,23 @@ def physical_bound(name: str, kind: type) -> tuple[float, str] | None:
     return None
 
 
+def physical_minimum(name: str) -> tuple[float, str] | None:
+    """The lower bound applied to a numeric field ``name`` (see :data:`PHYSICAL_MIN`).
+
+    >>> physical_minimum("port_gbit_s")
+    (1.0, '1 Gb/s: the slowest Ethernet a cluster uses (management)')
+    """
+    for how, key, bound, why in PHYSICAL_MIN:
+        if _MATCH[how](name, key):
+            return bound, why
+    return None
+
+
+def _has_minimum(metadata: list, low: float) -> bool:
+    return any(isinstance(m, at.Ge) and m.ge >= low or isinstance(m, at.Gt) and m.gt >= low
+               for m in metadata)
+
+
 def _bounded(metadata: list) -> bool:
     return any(isinstance(m, (at.Le, at.Lt)) for m in metadata) or any(
         isinstance(m, at.Interval) and (m.le is not None or m.lt is not None) for m in metadata)
@@ -130,6 +165,10 @@ class Strict(BaseModel):
             bound = physical_bound(name, kind)
             if bound is not None and not _bounded(info.metadata):
                 info.metadata.append(at.Le(bound[0]))
+                changed = True
+            low = physical_minimum(name)
+            if low is not None and not _has_minimum(info.metadata, low[0]):
+                info.metadata.append(at.Ge(low[0]))
                 changed = True
         for name, info in cls.model_fields.items():
             if not info.description:

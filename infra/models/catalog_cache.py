@@ -75,12 +75,31 @@ def _code_digest() -> bytes:
     return h.digest()
 
 
+class Uncacheable(OSError):
+    """A catalog entry the key does not read: not a regular file, or over the size limit
+    (the load without the cache then reports it, as it would without a cache)."""
+
+
 def catalog_key(files: list[Path]) -> str:
-    """SHA-256 (hex) of the model code and every file's path and bytes, in order."""
+    """SHA-256 (hex) of the model code and every file's path and bytes, in order.
+
+    Each file is checked before it is read (issue 31, E6): one that is not a regular
+    file (a FIFO would block the read, ``/dev/zero`` never ends) or is over
+    :data:`~infra.models.yamlio.MAX_FILE_BYTES` raises :class:`Uncacheable`, unread; a
+    file is read with bounded memory."""
+    from infra.models.yamlio import MAX_FILE_BYTES
+
     h = hashlib.sha256(_code_digest())
     for f in files:
+        st = os.stat(f)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+            raise Uncacheable(f"{f}: not a regular file of at most {MAX_FILE_BYTES:,} bytes")
+        with open(f, "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:  # grew since the stat
+            raise Uncacheable(f"{f}: over {MAX_FILE_BYTES:,} bytes")
         h.update(str(f).encode() + b"\0")
-        h.update(f.read_bytes() + b"\0")
+        h.update(raw + b"\0")
     return h.hexdigest()
 
 
@@ -111,7 +130,7 @@ def cached(files: list[Path], build: Callable[[], Any]) -> Any:
         return build()
     try:
         entry = where / f"{catalog_key(files)}.pickle"
-    except OSError:  # a file vanished while hashing: load normally, which reports it
+    except OSError:  # vanished, not a regular file or too big: the normal load reports it
         return build()
     try:
         if entry.is_file() and _trusted(entry):

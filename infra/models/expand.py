@@ -110,11 +110,21 @@ def _defined(catalog: Catalog, part: Part) -> str:
     return f"{part.slug} ({f})" if f else part.slug
 
 
+MAX_TRAY_INSTANCES = 10_000  # parts one tray expands to (the largest shipped: under 50)
+
+
 def _expand(tray: ComputeTray, catalog: Catalog) -> TrayLayout:
     lay = TrayLayout(tray)
     file = str(catalog.files.get(tray.slug, tray.slug))
-    for ci, comp in enumerate(tray.components):
-        part = catalog.get(comp.type, COMPONENT_KINDS, file=file, path=("components", ci, "type"))
+    parts = [catalog.get(comp.type, COMPONENT_KINDS, file=file, path=("components", ci, "type"))
+             for ci, comp in enumerate(tray.components)]
+    total = sum(c.count * (1 + (p.cpu.count + p.gpus.count if isinstance(p, Superchip) else 0))
+                for c, p in zip(tray.components, parts))
+    if total > MAX_TRAY_INSTANCES:  # counted before any is built (issue 31, E7)
+        raise _err(catalog, tray, f"the tray expands to {total:,} parts, over the "
+                   f"{MAX_TRAY_INSTANCES:,} one tray may hold", ("components",),
+                   hint="check the components' counts (and their superchips' cpu and gpus counts)")
+    for ci, (comp, part) in enumerate(zip(tray.components, parts)):
         for i in range(comp.count):
             name = f"{comp.id}{i}"
             lay.instances[name] = Instance(name, part.kind, part, comp)
@@ -137,9 +147,38 @@ def _expand(tray: ComputeTray, catalog: Catalog) -> TrayLayout:
                        ("links", li), hint="merge them into one link with the total lanes")
         seen.add(pair)
         lay.links.append(PcieLink(a, b, link.lanes, gen))
+    _check_nic_links(lay, catalog)
     _assign(lay, catalog)
     _check_wired(lay, catalog)
     return lay
+
+
+def _check_nic_links(lay: TrayLayout, catalog) -> None:
+    """A NIC is an end of the PCIe tree: each of its host links has one link, and no link
+    joins two NICs (a NIC named where a switch belongs, e.g. a component whose type is a
+    DPU instead of a PCIe switch, would otherwise route GPUs through it)."""
+    tray = lay.tray
+    used: dict[tuple[str, str], int] = {}
+    for li, link in enumerate(lay.links):
+        nics = [e for e in (link.a, link.b) if isinstance(e.instance.part, Nic)]
+        if len(nics) == 2:
+            raise _err(catalog, tray, f"link joins two NICs, {link.a.label} and {link.b.label}",
+                       ("links", li), hint=_kind_hint(tray, nics[1].instance))
+        for e in nics:
+            key = (e.instance.name, _host_link(e).name)
+            used[key] = used.get(key, 0) + 1
+            if used[key] > 1:
+                raise _err(catalog, tray, f"NIC {e.instance.name} ({e.instance.part.slug}) has "
+                           f"more than one PCIe link on its host link {key[1]!r}; a NIC is an "
+                           "end of the PCIe tree", ("links", li),
+                           hint=_kind_hint(tray, e.instance))
+
+
+def _kind_hint(tray: ComputeTray, inst: Instance) -> str:
+    ci = next((i for i, c in enumerate(tray.components) if c is inst.component), None)
+    where = f"components[{ci}].type" if ci is not None else "the component's type"
+    return (f"check {where} ({inst.part.slug}, a {inst.kind}): links through it need a PCIe "
+            "switch or a CPU")
 
 
 def _check_wired(lay: TrayLayout, catalog) -> None:
@@ -272,6 +311,10 @@ def _assign(lay: TrayLayout, catalog) -> None:
             raise _err(catalog, tray, f"{a.to!r} is not a GPU or CPU of this tray", path + ("to",),
                        hint=did_you_mean(a.to, [i.name for i in lay.instances.values()
                                                 if i.kind in ("gpu", "cpu")]))
+        if (nic_name, iface) in explicit:  # a repeat, or a second GPU for one interface
+            raise _err(catalog, tray, f"{nic_name}:{iface} is assigned twice (to "
+                       f"{explicit[(nic_name, iface)]} and {a.to})", path,
+                       hint="one entry per NIC interface: remove the repeat")
         explicit[(nic_name, iface)] = a.to
     for inst in lay.of_kind("nic"):
         for iface in inst.part.interfaces:  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from infra.models.base import (
+    PerPartCount,
     Count,
     Lanes,
     NonNegFloat,
@@ -67,7 +68,7 @@ class Ref(Strict):
     """A template reference to another catalog type: ``{type: slug, count: n}``."""
 
     type: Slug
-    count: PositiveCount = 1
+    count: PerPartCount = 1
 
 
 class PeakDenseTflops(Strict):
@@ -163,7 +164,10 @@ class PcieHost(Strict):
 class Gpu(Part, Powered):
     kind: Literal["gpu"] = "gpu"
     form_factor: str
-    hbm_gb: PosFloat | None = None
+    # HBM per GPU as the vendor states it. Vendors' HBM "GB" are binary-sized (an "80 GB"
+    # H100 shows 81,559 MiB under nvidia-smi; AMD's 192/256/288 GB are 24/32/36 GiB
+    # stacks), so the figure is GiB (2^30 bytes); hbm_gbyte is it in 10^9 bytes.
+    hbm_gib: PosFloat | None = None
     hbm_tbyte_s: PosFloat | None = None
     tdp_w: PosFloat | None = None
     peak_dense_tflops: PeakDenseTflops
@@ -184,6 +188,22 @@ class Gpu(Part, Powered):
     # the collective library's cost model for this GPU (catalog kind collective_model)
     collective_model: Slug | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _hbm_gb_renamed(cls, data):  # noqa: ANN001, ANN206
+        if isinstance(data, dict) and "hbm_gb" in data:
+            raise ValueError(
+                "hbm_gb is now hbm_gib: vendors' HBM 'GB' are binary-sized (an '80 GB' H100 "
+                "is 80 GiB = 85.9 x 10^9 bytes); rename the key to hbm_gib and keep the number")
+        return data
+
+    @property
+    def hbm_gbyte(self) -> float | None:
+        """HBM per GPU in GB of 10^9 bytes (``hbm_gib`` x 2^30 / 10^9), for byte counts."""
+        from infra.units import gib_to_gbyte
+
+        return None if self.hbm_gib is None else gib_to_gbyte(self.hbm_gib)
+
     @property
     def mamf_bf16_efficiency(self) -> float | None:
         peak = self.peak_dense_tflops.bf16
@@ -197,8 +217,10 @@ class CpuId(Strict):
 
     isa: Literal["x86_64", "arm64", "ppc64"]
     vendor: str | None = None  # CPUID vendor string, x86 only (GenuineIntel, AuthenticAMD)
-    family: int | None = None  # CPUID display family
-    model: int | None = None  # CPUID display model
+    # CPUID display family: base (4 bits) + extended (8 bits, when base is 15): 0..270;
+    # display model: extended (4 bits) and base (4 bits): 0..255
+    family: int | None = Field(None, ge=0, le=270)
+    model: int | None = Field(None, ge=0, le=255)
 
 
 class Cpu(Part, Powered):

@@ -15,7 +15,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from infra.models.base import Lanes, NonNegFloat, PosFloat, PositiveCount, Slug, Strict
+from infra.models.base import (Lanes, NonNegFloat, PerPartCount, PosFloat, PositiveCount, Slug,
+                               Strict)
 from infra.models.parts import Part, Powered
 
 CoolingMedium = Literal["liquid", "air"]
@@ -44,7 +45,7 @@ class TrayComponent(Strict):
         "Component id; its instances are named <id><i> (nic0, nic1...) in links and "
         "nic_assignments."))
     type: Slug = Field(description="Slug of the catalog part (GPU, superchip, NIC, PCIe switch...).")
-    count: PositiveCount = Field(1, description="How many of this part the tray holds.")
+    count: PerPartCount = Field(1, description="How many of this part the tray holds.")
     cooling: CoolingMedium = Field("air", description="Where the part's heat goes: liquid or air.")
     network: Network | None = Field(
         None, description="For NICs: the fabric they carry (scale_out, front_end, converged, management).")
