@@ -9,6 +9,7 @@ import shutil
 
 from conftest import ROOT
 from infra.ingest.diff import diff_file
+from infra.ingest.hostmap import load_host_map
 from infra.ingest.inventory import load_inventory
 from infra.ingest.to_design import starting_design
 
@@ -38,11 +39,17 @@ def test_real_gb300_is_recognised_and_checked(catalog):
         "type": "nvidia-gb300-compute-tray", "count": 1}
 
 
-def test_real_gb300_against_an_h100_design_is_the_wrong_type():
+def test_real_gb300_against_an_h100_design(tmp_path):
     inv = ROOT / "tests/fixtures/real/gb300-node"
     res = diff_file(ROOT / "designs/dgx_h100_su.yaml", inv)
-    # host r001n15 is not a DGX H100 SU position (4 nodes a rack): unknown host instead
-    assert [f.check for f in res.findings] == ["node-unknown"]
+    # r001n15 is no DGX H100 SU position (4 nodes a rack): placed nowhere, which is an error
+    assert [f.check for f in res.findings] == ["hosts-unplaced", "node-unknown"]
+    hosts = tmp_path / "hosts.yaml"
+    hosts.write_text("r001n15: r001n01\n")  # the site says: this host is the SU's first DGX
+    res = diff_file(ROOT / "designs/dgx_h100_su.yaml", inv, host_map=load_host_map(hosts))
+    (f,) = res.findings
+    assert f.check == "gpu-type" and f.node == "r001n15"
+    assert "(PCI id 0x2330)" in f.expected and f.found == "NVIDIA GB300 (PCI id 0x31c2)"
 
 
 def _copy(tmp_path, name):

@@ -40,6 +40,13 @@ shipped entry:
 @click.option("--host-pattern", default="r{rack:03d}n{slot:02d}", show_default=True,
               help="Host names of the design's trays (1-based fields: index, rack, slot, u, "
                    "domain, domain_node), as in `infra export`.")
+@click.option("--host-regex", default=None, metavar="REGEX",
+              help="Site host names as a regular expression with named groups (1-based "
+                   "numbers: index, rack, slot, u, domain, domain_node, group, group_node), "
+                   "e.g. '.*-dgx-(?P<group>\\d+)-c(?P<group_node>\\d+)'.")
+@click.option("--host-map", "host_map_file", default=None, type=click.Path(path_type=Path),
+              help="Site host names as a CSV (host,rack,slot or host,design_host) or YAML "
+                   "(host: {rack: N, slot: M}) file.")
 @click.option("--expect-all", is_flag=True,
               help="Every design node must have dumps (an error per node without).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md"]),
@@ -53,8 +60,8 @@ shipped entry:
                    "OUTDIR/<slug>.calibrated.yaml (below).")
 @collective_model_option
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
-def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir, calibrate,
-         collective_models, catalog_dir) -> None:
+def diff(design_file, inventory, host_pattern, host_regex, host_map_file, expect_all, fmt,
+         reports, outdir, calibrate, collective_models, catalog_dir) -> None:
     """Compare an installed cluster (INVENTORY dumps, nccl-tests logs) with DESIGN_FILE.
 
     Exit code 1 when a finding of severity error exists (a bring-up gate), 2 on bad input.
@@ -69,7 +76,8 @@ def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir,
                                                              collective_models))
     note_unused_overrides(rd, collective_models)
     runs = load_nccl_tests(inventory)
-    res = diff_directory(rd, inventory, host_pattern, expect_all, runs)
+    res = diff_directory(rd, inventory, host_pattern, expect_all, runs,
+                         site_naming(host_regex, host_map_file))
     cal = None
     if calibrate:
         from infra.ingest.calibrate import calibrate as fit
@@ -84,6 +92,17 @@ def diff(design_file, inventory, host_pattern, expect_all, fmt, reports, outdir,
         _write_calibration(cal, rd, Path(design_file), Path(outdir) / f"{cal.slug}.calibrated.yaml")
     if res.errors:
         sys.exit(1)
+
+
+def site_naming(host_regex: str | None, host_map_file: Path | None):
+    """The :class:`~infra.ingest.hostmap.HostMap` the options give (None: the pattern)."""
+    from infra.ingest.hostmap import HostMapError, host_regex as from_regex, load_host_map
+
+    if host_regex and host_map_file:
+        raise HostMapError("--host-regex and --host-map both given: choose one")
+    if host_regex:
+        return from_regex(host_regex)
+    return load_host_map(host_map_file) if host_map_file else None
 
 
 def _write_calibration(cal, rd, design_file: Path, target: Path) -> None:

@@ -27,6 +27,7 @@ from infra.ingest.diff_domain import NodeSummary, domain_findings
 from infra.ingest.diff_fabric import fabric_findings
 from infra.ingest.diff_node import node_findings, type_unchecked
 from infra.ingest.findings import SEVERITIES, Coverage, DiffResult, Finding
+from infra.ingest.hostmap import HostMap, Placement
 from infra.ingest.inventory import host_dirs, iter_nodes, read_fabric
 from infra.ingest.model import BuiltNode, Inventory
 from infra.ingest.nccl_tests import NcclTestRun, load_nccl_tests
@@ -37,7 +38,8 @@ from infra.models.resolve import ResolvedDesign, load_design
 
 def diff_inventory(rd: ResolvedDesign, inv: Inventory,
                    host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False,
-                   runs: tuple[NcclTestRun, ...] = ()) -> DiffResult:
+                   runs: tuple[NcclTestRun, ...] = (), host_map: HostMap | None = None
+                   ) -> DiffResult:
     """Every deviation of ``inv`` from ``rd``.
 
     Parameters
@@ -54,6 +56,9 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
         nccl-tests logs of the inventory (:func:`infra.ingest.nccl_tests.load_nccl_tests`):
         each row is reported beside its prediction, slow runs are findings
         (:mod:`infra.ingest.diff_collectives`).
+    host_map : HostMap, optional
+        The site's naming (:mod:`infra.ingest.hostmap`: a regex with named groups or a
+        CSV/YAML table) where hosts are not named by ``host_pattern``.
 
     Returns
     -------
@@ -63,12 +68,13 @@ def diff_inventory(rd: ResolvedDesign, inv: Inventory,
     """
     return _diff(rd, inv.root, iter(inv.nodes), Inventory(inv.root, (), inv.fabric, inv.ports,
                                                           inv.unmapped_adapters),
-                 host_pattern, expect_all, runs)
+                 host_pattern, expect_all, runs, host_map)
 
 
 def diff_directory(rd: ResolvedDesign, inventory: Path | str,
                    host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False,
-                   runs: tuple[NcclTestRun, ...] = ()) -> DiffResult:
+                   runs: tuple[NcclTestRun, ...] = (), host_map: HostMap | None = None
+                   ) -> DiffResult:
     """:func:`diff_inventory` of the inventory directory ``inventory``, streamed: each
     host's dumps are read, checked and dropped in turn; only its findings and what the
     domain, duplicate and fabric checks count are kept (memory does not grow with the
@@ -77,14 +83,15 @@ def diff_directory(rd: ResolvedDesign, inventory: Path | str,
     fabric, ports, unmapped = read_fabric(inventory, bool(dirs))
     root = str(inventory)
     return _diff(rd, root, iter_nodes(inventory), Inventory(root, (), fabric, ports, unmapped),
-                 host_pattern, expect_all, runs)
+                 host_pattern, expect_all, runs, host_map)
 
 
 def _diff(rd: ResolvedDesign, root: str, nodes: Iterator[BuiltNode], fab: Inventory,
-          host_pattern: str, expect_all: bool, runs) -> DiffResult:
+          host_pattern: str, expect_all: bool, runs, host_map: HostMap | None = None
+          ) -> DiffResult:
     """The diff over ``nodes`` (consumed once) and the fabric tables of ``fab``."""
     dnodes = design_nodes(rd, host_pattern)
-    by_host = {d.host: d for d in dnodes}
+    by_host = Placement(dnodes, host_map)  # site host -> design node, under the site name
     findings: list[Finding] = []
     pairs: list[tuple[DesignNode, NodeSummary]] = []
     unknown: list[str] = []
@@ -109,8 +116,9 @@ def _diff(rd: ResolvedDesign, root: str, nodes: Iterator[BuiltNode], fab: Invent
                             f"PCI id {g.pci_device_id}" for g in node.gpus if g.pci_device_id)
     findings += _unchecked_findings(unchecked, root)
     if expect_all:
+        seen_slots = {dn.slot for dn in by_host.values() if dn.host in have}
         for d in dnodes:
-            if d.host not in have:
+            if d.slot not in seen_slots:
                 findings.append(Finding("error", "node-missing", d.rack, d.u, d.host, None, None,
                                         f"dumps of {d.host} ({d.tray.slug}, {d.gpus} GPUs)",
                                         "no directory in the inventory",
@@ -124,12 +132,22 @@ def _diff(rd: ResolvedDesign, root: str, nodes: Iterator[BuiltNode], fab: Invent
     fabric, table, notes = fabric_findings(rd, fab, by_host)
     findings += fabric
     unknown += sorted({p.host for p in fab.ports if p.host not in by_host} - set(unknown))
+    naming = (f"a host placed by {host_map.description}" if host_map is not None else
+              f"a host named by the pattern {host_pattern!r}"
+              + (f" (e.g. {dnodes[0].host}..{dnodes[-1].host})" if dnodes else ""))
     for host in unknown:
         findings.append(Finding("warning", "node-unknown", None, None, host, None, None,
-                                f"a host named by the pattern {host_pattern!r} "
-                                f"(e.g. {dnodes[0].host}..{dnodes[-1].host})" if dnodes else "-",
-                                f"host {host!r}", "not checked: no design position",
+                                naming, f"host {host!r}", "not checked: no design position",
                                 root))
+    hosts = len(have) + len({p.host for p in fab.ports} - have)
+    if hosts and not by_host.values():
+        findings.append(Finding(
+            "error", "hosts-unplaced", None, None, None, None, None,
+            f"inventory hosts that are design nodes ({naming.removeprefix('a host ')})",
+            f"0 of {hosts} host(s) placed, e.g. {unknown[0]!r}",
+            "nothing of the inventory was checked against the design: name the site's "
+            "hosts with --host-pattern, --host-regex (named groups, e.g. "
+            "'.*-dgx-(?P<group>\\d+)-c(?P<group_node>\\d+)') or --host-map FILE", root))
     checks, coll_findings, coll_notes = check_runs(rd, runs) if runs else ((), [], [])
     findings += coll_findings
     notes = list(notes) + coll_notes
@@ -216,8 +234,9 @@ def duplicate_findings(inv: Inventory, by_host: dict) -> list[Finding]:
 
 
 def diff_file(design: Path | str, inventory: Path | str, catalog: Catalog | None = None,
-              host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False) -> DiffResult:
+              host_pattern: str = DEFAULT_HOST_PATTERN, expect_all: bool = False,
+              host_map: HostMap | None = None) -> DiffResult:
     """Load ``design`` and diff the inventory directory ``inventory`` (with its nccl-tests
     logs) against it, one host at a time (the ``infra diff`` API)."""
     return diff_directory(load_design(design, catalog), inventory, host_pattern, expect_all,
-                          load_nccl_tests(inventory))
+                          load_nccl_tests(inventory), host_map)

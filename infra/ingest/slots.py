@@ -41,6 +41,18 @@ class DesignNode:
     domain_scope: str  # rack (NVL72, NVL36x2) | tray (HGX baseboard) | none
     group: str  # fabric group (scalable unit) of the first fabric, else cluster
     gpus: int
+    # 1-based numbers a site's host names may carry (infra.ingest.hostmap)
+    index: int = 0  # node in build order
+    domain_no: int = 0  # scale-up domain in build order
+    domain_node: int = 0  # node in its domain
+    group_no: int = 0  # fabric group (scalable unit) in build order
+    group_node: int = 0  # node in its group
+
+    def number(self, field: str) -> int | None:
+        """The 1-based number ``field`` (:data:`infra.ingest.hostmap.FIELDS`) of this node."""
+        return {"index": self.index, "rack": self.rack_no, "slot": self.tray_no, "u": self.u,
+                "domain": self.domain_no, "domain_node": self.domain_node,
+                "group": self.group_no, "group_node": self.group_node}.get(field)
 
 
 def _switchless_mesh(lay) -> bool:
@@ -55,6 +67,8 @@ def design_nodes(rd: ResolvedDesign, host_pattern: str = DEFAULT_HOST_PATTERN) -
     """Every compute tray of ``rd`` in build order, named by ``host_pattern``
     (fields of :data:`infra.analysis.layout.identity.PATTERN_FIELDS`)."""
     out = []
+    groups: dict[str, int] = {}
+    in_group: dict[str, int] = {}
     for ni in node_identities(rd, host_pattern):
         tray: ComputeTray = rd.catalog.get(ni.tray)  # type: ignore[assignment]
         lay = expand_tray(tray, rd.catalog)
@@ -65,6 +79,10 @@ def design_nodes(rd: ResolvedDesign, host_pattern: str = DEFAULT_HOST_PATTERN) -
         else:
             scope = "none"
         group = ni.groups[0][1] if ni.groups else "cluster"
+        group_no = groups.setdefault(group, len(groups) + 1)
+        in_group[group] = in_group.get(group, 0) + 1
         out.append(DesignNode(ni.name, ni.rack, ni.rack_index + 1, ni.u, ni.slot + 1, ni.path,
-                              tray, ni.domain, scope, group, lay.count("gpu")))
+                              tray, ni.domain, scope, group, lay.count("gpu"), ni.index + 1,
+                              ni.domain_index + 1, ni.domain_node + 1, group_no,
+                              in_group[group]))
     return out
