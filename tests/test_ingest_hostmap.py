@@ -119,3 +119,30 @@ def test_bad_host_map_exits_2_naming_file_and_line(tmp_path, run_cli, name, text
     res = run_cli("diff", str(DESIGN), "--inventory", str(CLEAN), "--host-map", str(p))
     assert res.exit_code == 2, res.output
     assert message in res.output and str(p) in res.output and "Traceback" not in res.output
+
+
+def test_ingest_puts_servers_in_the_racks_the_names_say(tmp_path, catalog):
+    from infra.ingest.hostmap import host_regex as rx
+    from infra.ingest.to_design import starting_design_dir
+
+    inv = tmp_path / "inv"
+    shutil.copytree(CLEAN, inv)
+    for old, new in (("r001n01", "sjc-r06-n01"), ("r001n02", "sjc-r06-n02"),
+                     ("r001n03", "sjc-r06-n03"), ("r001n04", "spare-04")):
+        (inv / old).rename(inv / new)
+    draft = starting_design_dir(inv, catalog, host_map=rx(r"sjc-r(?P<rack>\d+)-n\d+",
+                                                          (("rack",),)))
+    # rack 06 holds 3 DGX H100 as named; spare-04 matches nothing and is packed alone
+    layouts = {n: r["contents"] for n, r in draft.data["racks"].items()}
+    assert sorted((c[0]["count"], draft.data["build"][n]) for n, c in layouts.items()) == [
+        (1, 1), (3, 1)]
+    assert any("3 servers in 1 racks as the host names place them" in n for n in draft.notes)
+
+
+def test_ingest_cli_host_regex_needs_only_a_rack(tmp_path, run_cli):
+    out = tmp_path / "d.yaml"
+    ok = run_cli("ingest", str(CLEAN), "--to-design", str(out), "--host-regex",
+                 r"r(?P<rack>\d+)n\d+")
+    assert ok.exit_code == 0, ok.output
+    bad = run_cli("ingest", str(CLEAN), "--to-design", str(out), "--host-regex", r"r\d+")
+    assert bad.exit_code == 2 and "needs the groups rack" in bad.output

@@ -94,15 +94,16 @@ def diff(design_file, inventory, host_pattern, host_regex, host_map_file, expect
         sys.exit(1)
 
 
-def site_naming(host_regex: str | None, host_map_file: Path | None):
-    """The :class:`~infra.ingest.hostmap.HostMap` the options give (None: the pattern)."""
-    from infra.ingest.hostmap import HostMapError, host_regex as from_regex, load_host_map
+def site_naming(host_regex: str | None, host_map_file: Path | None, keys=None):
+    """The :class:`~infra.ingest.hostmap.HostMap` the options give (None: the pattern);
+    ``keys``: the numbers a host must get (default: a design node's)."""
+    from infra.ingest.hostmap import KEYS, HostMapError, host_regex as from_regex, load_host_map
 
     if host_regex and host_map_file:
         raise HostMapError("--host-regex and --host-map both given: choose one")
     if host_regex:
-        return from_regex(host_regex)
-    return load_host_map(host_map_file) if host_map_file else None
+        return from_regex(host_regex, keys or KEYS)
+    return load_host_map(host_map_file, keys or KEYS) if host_map_file else None
 
 
 def _write_calibration(cal, rd, design_file: Path, target: Path) -> None:
@@ -135,14 +136,21 @@ def _write_calibration(cal, rd, design_file: Path, target: Path) -> None:
 @click.option("--to-design", "out", required=True, type=click.Path(path_type=Path),
               help="Write a starting design YAML here ('-' for standard output).")
 @click.option("--name", default=None, help="Design name (default: the directory name).")
+@click.option("--host-regex", default=None, metavar="REGEX",
+              help="Site host names as a regular expression with a named group `rack` "
+                   "(and others, as for infra diff): servers go into those racks.")
+@click.option("--host-map", "host_map_file", default=None, type=click.Path(path_type=Path),
+              help="Site host names as a CSV (host,rack,slot) or YAML file: servers go "
+                   "into those racks.")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
-def ingest(inventory, out, name, catalog_dir) -> None:
+def ingest(inventory, out, name, host_regex, host_map_file, catalog_dir) -> None:
     """Read INVENTORY and write a starting design for what was found."""
     from infra.ingest.to_design import starting_design_dir
     from infra.models.catalog import load_catalog
     from infra.reports.atomic import write_text_atomic
 
-    draft = starting_design_dir(inventory, load_catalog(catalog_dir), name)
+    draft = starting_design_dir(inventory, load_catalog(catalog_dir), name,
+                                site_naming(host_regex, host_map_file, (("rack",),)))
     if str(out) == "-":  # standard output only through an explicit '-'
         click.echo(draft.to_yaml(), nl=False)
     else:

@@ -118,8 +118,9 @@ class Placement:
         return "the design's host pattern"
 
 
-def host_regex(text: str) -> HostMap:
-    """A :class:`HostMap` from a regular expression with named groups of :data:`FIELDS`."""
+def host_regex(text: str, keys: tuple[tuple[str, ...], ...] = KEYS) -> HostMap:
+    """A :class:`HostMap` from a regular expression with named groups of :data:`FIELDS`;
+    ``keys``: the group sets of which one must be named (``infra ingest``: a rack)."""
     try:
         rx = re.compile(text)
     except re.error as exc:
@@ -130,15 +131,16 @@ def host_regex(text: str) -> HostMap:
     if unknown:
         raise HostMapError(f"--host-regex names unknown group(s) {', '.join(unknown)}",
                            hint=f"named groups: {', '.join(FIELDS)}")
-    if not any(set(k) <= names for k in KEYS):
+    if not any(set(k) <= names for k in keys):
         raise HostMapError("--host-regex does not name a node: it needs the groups "
-                           + " or ".join("+".join(k) for k in KEYS),
+                           + " or ".join("+".join(k) for k in keys),
                            hint="e.g. (?P<rack>\\d+) and (?P<slot>\\d+)")
     return HostMap(f"the host regex {text!r}", regex=rx)
 
 
-def load_host_map(path: Path | str) -> HostMap:
-    """A :class:`HostMap` from a CSV or YAML file (the module docstring gives the shapes)."""
+def load_host_map(path: Path | str, keys: tuple[tuple[str, ...], ...] = KEYS) -> HostMap:
+    """A :class:`HostMap` from a CSV or YAML file (the module docstring gives the shapes);
+    ``keys`` as for :func:`host_regex`."""
     path = Path(path)
     try:
         if path.stat().st_size > MAX_MAP_BYTES:
@@ -151,7 +153,7 @@ def load_host_map(path: Path | str) -> HostMap:
         rows = _yaml_rows(path)
     else:
         rows = _csv_rows(text, str(path))
-    table = tuple(_entry(host, value, str(path), line) for host, value, line in rows)
+    table = tuple(_entry(host, value, str(path), line, keys) for host, value, line in rows)
     if not table:
         raise HostMapError("the host map has no entry", file=str(path),
                            hint="one line per host: host,rack,slot")
@@ -186,7 +188,7 @@ def _yaml_rows(path: Path):
         yield str(host), value, None
 
 
-def _entry(host: str, value, file: str, line: int | None):
+def _entry(host: str, value, file: str, line: int | None, keys=KEYS):
     where = f"host {host!r}" if line is None else f"line {line}"
     if not host:
         raise HostMapError("an entry without a host name", file=file, line=line)
@@ -206,8 +208,8 @@ def _entry(host: str, value, file: str, line: int | None):
             raise HostMapError(f"{where}: {k} must be a whole number (1-based), got "
                                f"{text[:20]!r}", file=file, line=line)
         nums[k] = int(text)
-    if not any(set(k) <= set(nums) for k in KEYS):
+    if not any(set(k) <= set(nums) for k in keys):
         raise HostMapError(f"{where}: does not name a node (give "
-                           + " or ".join("+".join(k) for k in KEYS) + ")", file=file,
+                           + " or ".join("+".join(k) for k in keys) + ")", file=file,
                            line=line)
     return host, tuple(sorted(nums.items()))

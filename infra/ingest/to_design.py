@@ -30,6 +30,7 @@ import yaml
 
 from infra.errors import InfraError
 from infra.exports.common import one_line
+from infra.ingest.hostmap import HostMap
 from infra.ingest.inventory import host_dirs, iter_nodes, read_fabric
 from infra.ingest.model import BuiltNode, Inventory
 from infra.models.catalog import Catalog
@@ -67,15 +68,18 @@ class NodeBrief:
     want: int
     chassis: str | None
     nics: tuple[str, ...]
+    site_rack: int | None = None  # the rack the site's naming puts it in (a host map)
 
     @classmethod
-    def of(cls, node: BuiltNode) -> "NodeBrief":
+    def of(cls, node: BuiltNode, host_map: HostMap | None = None) -> "NodeBrief":
         serials = {g.chassis_serial for g in node.gpus if g.chassis_serial}
+        nums = host_map.numbers(node.host) if host_map is not None else None
+        rack = dict(nums).get("rack") if isinstance(nums, tuple) else None
         return cls(node.host, tuple(Counter(g.pci_device_id for g in node.gpus).items()),
                    node.gpus[0].product if node.gpus else None,
                    max([g.module_id or 0 for g in node.gpus] + [len(node.gpus)]),
                    serials.pop() if len(serials) == 1 else None,
-                   tuple(n.name or "" for n in node.nics))
+                   tuple(n.name or "" for n in node.nics), rack)
 
 
 def starting_design(inv: Inventory, catalog: Catalog, name: str | None = None) -> DraftDesign:
@@ -83,13 +87,16 @@ def starting_design(inv: Inventory, catalog: Catalog, name: str | None = None) -
     return _draft([NodeBrief.of(n) for n in inv.nodes], inv, catalog, name)
 
 
-def starting_design_dir(inventory: Path | str, catalog: Catalog,
-                        name: str | None = None) -> DraftDesign:
+def starting_design_dir(inventory: Path | str, catalog: Catalog, name: str | None = None,
+                        host_map: HostMap | None = None) -> DraftDesign:
     """:func:`starting_design` of the inventory directory ``inventory``, read one host at
-    a time (only a :class:`NodeBrief` of each is kept): the ``infra ingest`` API."""
+    a time (only a :class:`NodeBrief` of each is kept): the ``infra ingest`` API.
+
+    ``host_map`` (:mod:`infra.ingest.hostmap`) that gives hosts a ``rack`` number puts
+    servers in those racks, as the site has them, instead of packing them."""
     dirs = host_dirs(inventory)
     fabric, ports, unmapped = read_fabric(inventory, bool(dirs))
-    briefs = [NodeBrief.of(n) for n in iter_nodes(inventory)]
+    briefs = [NodeBrief.of(n, host_map) for n in iter_nodes(inventory)]
     return _draft(briefs, Inventory(str(inventory), (), fabric, ports, unmapped), catalog, name)
 
 
@@ -114,7 +121,22 @@ def _draft(briefs: list[NodeBrief], inv: Inventory, catalog: Catalog,
         key = (tray.slug, node.chassis)
         chassis[key] = chassis.get(key, 0) + 1
     servers: Counter = Counter()
+    site_racks: dict[int, Counter] = {}
+    for node, tray in placed:
+        if node.chassis is None and node.site_rack is not None:
+            site_racks.setdefault(node.site_rack, Counter())[tray.slug] += 1
+            chassis[(tray.slug, None)] -= 1  # placed in its site rack, not packed
+    for rack_no, contents in sorted(site_racks.items()):
+        layout = {"type": GENERIC_RACK, "contents": [{"type": t, "count": c}
+                                                     for t, c in sorted(contents.items())]}
+        build[_layout_name(racks, layout)] += 1
+    if site_racks:
+        notes.append(f"{sum(sum(c.values()) for c in site_racks.values())} servers in "
+                     f"{len(site_racks)} racks as the host names place them; set the real "
+                     "rack type, PDUs and cooling")
     for (slug, serial), count in chassis.items():
+        if count <= 0:
+            continue
         if serial is None:
             servers[slug] += count
             continue
