@@ -12,7 +12,12 @@ Assumptions
   a spine serves every leaf of its plane. In three tiers the spines form blocks (pods):
   a spine's ``d`` down ports go to ``d`` distinct leaves, so a block is ``d`` leaves
   with the spines they share, and one spine failure degrades only its block's GPUs by
-  1/(spines per block); a core switch serves every block.
+  1/(spines per block); a core switch serves every block. A spine tier built per pod
+  (``group``) has one block per pod instance.
+- Headroom: the GPUs keep ``after / before`` of their bandwidth across the tier, each the
+  least of the injection and every tier's uplink share below (``inj / (o_1 ... o_k)``),
+  the failed tier's share cut to (S - 1)/S. An under-subscribed tier below (Meta's 1:2
+  rack switches) can absorb a spine's loss entirely: then no GPU is degraded.
 - A whole plane takes 1/planes of every GPU's ports.
 No GPU is lost to a fabric fault: they are degraded. NVLink domains are untouched.
 """
@@ -32,9 +37,30 @@ def spine_block(f: FabricResult) -> tuple[int, int]:
     has 32 down ports, so blocks of 32 leaves and 128 / 4 = 32 spines.
     """
     leaves, spines = f.tree.tiers[0].switches, f.tree.tiers[1].switches
+    blocks = f.blocks[1] if len(f.blocks) > 1 else 1
+    if blocks > 1:  # built per pod: one block per pod instance
+        return leaves // blocks, spines // blocks
     block_leaves = max(1, min(leaves, f.tree.tiers[1].down_ports))
     blocks = -(-leaves // block_leaves)
     return block_leaves, max(1, -(-spines // blocks))
+
+
+def _kept(f: FabricResult, i: int, share: float) -> float:
+    """Fraction of a GPU's bandwidth across tier ``i`` kept when the uplinks into tier ``i``
+    keep ``share`` of their capacity (see the module's headroom rule).
+
+    >>> from types import SimpleNamespace as NS
+    >>> f = NS(spec=NS(tiers=[NS(oversubscription=0.5), NS(oversubscription=7), None]))
+    >>> _kept(f, 1, 12 / 13), round(_kept(f, 2, 12 / 13), 4)
+    (1.0, 0.9231)
+    """
+    caps, prod = [1.0], 1.0
+    for t in f.spec.tiers[:i]:
+        prod *= t.oversubscription
+        caps.append(1.0 / prod)
+    before = min(caps)
+    caps[-1] *= share
+    return min(caps) / before
 
 
 def fabric_blast(f: FabricResult) -> list[tuple[str, str, int, Effect, str]]:
@@ -61,11 +87,18 @@ def fabric_blast(f: FabricResult) -> list[tuple[str, str, int, Effect, str]]:
                 block_leaves, per_plane = spine_block(f)
                 gpus = min(gpus, round(block_leaves * ports_on_leaf * gpus_per_port))
                 whose = f"the GPUs of its block ({block_leaves} leaves)"
-            frac = (per_plane - 1) / per_plane if per_plane else 0.0
+            frac = _kept(f, i, (per_plane - 1) / per_plane if per_plane else 0.0)
+            if frac >= 1.0:
+                rows.append((role, f"{t.switch} ({f.name})", t.switches, Effect(0, 0, 1.0, ()),
+                             f"uplink headroom below absorbs it: {whose} keep their bandwidth "
+                             f"({per_plane - 1}/{per_plane} of the tier's links left)"))
+                continue
             rows.append((role, f"{t.switch} ({f.name})", t.switches,
                          Effect(0, gpus, frac, ()),
                          f"cross-leaf bandwidth of {whose} drops to "
-                         f"{per_plane - 1}/{per_plane}"))
+                         f"{per_plane - 1}/{per_plane}"
+                         + ("" if abs(frac - (per_plane - 1) / per_plane) < 1e-9
+                            else f" of the tier's links ({frac:.1%} of their bandwidth kept)")))
     if t0.lower_end or t0.cable:
         part = t0.lower_end or t0.cable
         per = (t0.down_links / max(t0.lower_end_transceivers or t0.cables, 1))
