@@ -45,6 +45,8 @@ def fabric_graph(f: FabricResult, tray_slugs: list[str]) -> nx.Graph:
                 up = leaves_per_rail * tiers[0].up_ports
                 g.add_node(f"{pre}spine", kind="spine_switch_group", count=tiers[1].switches,
                            slug=f.tiers[1].switch)
+                if f.tiers[1].blocks > 1:  # built per pod: its spines in that many blocks
+                    g.nodes[f"{pre}spine"]["blocks"] = f.tiers[1].blocks
                 g.add_edge(leaf, f"{pre}spine", kind="fabric", links=up, gbit_s=up * rate)
         if len(tiers) > 2:
             g.add_node(f"{pre}core", kind="core_switch_group", count=tiers[2].switches,

@@ -92,6 +92,18 @@ class FabricResult:
     blocks: list[int] = field(default_factory=list)
     storage_ports: int = 0  # storage units' ports on the first tier's free ports (all planes)
 
+    def pod_nodes(self) -> int | None:
+        """Nodes under one block of a spine tier built per pod (a job on at most this many
+        nodes of one pod never crosses the core tier); None when the spines are not grouped.
+
+        >>> from infra.analysis.summary import analyze_file
+        >>> analyze_file("designs/meta_h100_24k.yaml").fabrics[0].pod_nodes()
+        384
+        """
+        if len(self.blocks) < 2 or self.blocks[1] <= 1:
+            return None
+        return self.nodes // self.blocks[1]
+
     def switches(self, role: str) -> int:
         return sum(t.switches for t in self.tiers if t.role == role)
 
