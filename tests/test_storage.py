@@ -143,3 +143,21 @@ def test_storage_errors_exit_2(tmp_path, run_cli, count, fabric, fragments):
     assert res.exit_code == 2, res.output
     for fr in fragments:
         assert fr in res.output, (fr, res.output)
+
+
+@pytest.mark.parametrize("old,new,fragments", [
+    ("type: meta-tectonic-llama3", "type: meta-tectonic-llama4",
+     ["storage.tectonic.type", "unknown storage_system slug 'meta-tectonic-llama4'",
+      "did you mean 'meta-tectonic-llama3'"]),
+    ("    networks: [front_end]\nbuild:", "    networks: [management]\nbuild:",
+     ["storage.tectonic.networks", "no tray with GPUs has a NIC on networks ['management']"]),
+])
+def test_bad_storage_entries_exit_2(tmp_path, run_cli, old, new, fragments):
+    text = META.read_text()
+    assert old in text
+    p = tmp_path / "m.yaml"
+    p.write_text(text.replace(old, new))
+    res = run_cli("validate", str(p))
+    assert res.exit_code == 2, res.output
+    for fr in fragments:
+        assert fr in res.output, (fr, res.output)
