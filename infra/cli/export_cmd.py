@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from infra.cli.params import RACK_WIDTH_M, ROW_PITCH_M
+
 TARGETS = ("slurm", "nccl", "k8s", "netbox", "graphml", "cabling")
 
 
@@ -19,10 +21,10 @@ TARGETS = ("slurm", "nccl", "k8s", "netbox", "graphml", "cabling")
                    "(1-based); default r{rack:03d}n{slot:02d}.")
 @click.option("--scope", default="fabric", show_default=True,
               help="graphml only: fabric | cluster | domain | rack | tray:<slug>.")
-@click.option("--rack-width-m", type=float, default=None,
-              help="cabling only: rack pitch along a row (default 0.6).")
-@click.option("--row-pitch-m", type=float, default=None,
-              help="cabling only: distance between rows (default 3.0).")
+@click.option("--rack-width-m", type=RACK_WIDTH_M, default=None,
+              help="cabling only: rack pitch along a row, 0.45-3 m (default 0.6).")
+@click.option("--row-pitch-m", type=ROW_PITCH_M, default=None,
+              help="cabling only: distance between rows, 1.2-30 m (default 3.0).")
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def export(file, to, outdir, pattern, scope, rack_width_m, row_pitch_m, catalog_dir) -> None:
     """Export design FILE to a target system's own format (checked before writing)."""
@@ -35,9 +37,6 @@ def export(file, to, outdir, pattern, scope, rack_width_m, row_pitch_m, catalog_
 
     geometry = None
     if rack_width_m is not None or row_pitch_m is not None:
-        for name, v in (("--rack-width-m", rack_width_m), ("--row-pitch-m", row_pitch_m)):
-            if v is not None and not 0 < v < 1000:
-                raise click.BadParameter(f"{v} m is not a plausible distance", param_hint=name)
         base = Geometry()
         geometry = Geometry(rack_width_m=rack_width_m or base.rack_width_m,
                             row_pitch_m=row_pitch_m or base.row_pitch_m)

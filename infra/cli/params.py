@@ -47,6 +47,11 @@ class FiniteFloat(click.ParamType):
         return x
 
 
+# Floor geometry (issue 31, D6: 1e-300 m was accepted): a 19-inch rack's frame is about
+# 0.48 m wide (EIA-310 panel 482.6 mm), a double-wide rack 1.2 m; rows are a rack's depth
+# plus an aisle apart (at least about 1.2 m), and no row pitch exceeds a hall's width.
+RACK_WIDTH_M = FiniteFloat(0.45, 3.0, what="a plausible rack width in metres")
+ROW_PITCH_M = FiniteFloat(1.2, 30.0, what="a plausible row pitch in metres: a rack's depth plus an aisle")
 SEED = click.IntRange(0, 2**63 - 1)
 COUNT = click.IntRange(1, 10**12)
 

@@ -51,7 +51,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from infra.errors import PriceError, did_you_mean
 from infra.models.base import PosFloat, Slug, Strict
@@ -92,6 +92,11 @@ class Price(Strict):
                              f"high_usd {hi:g}")
         return self
 
+    @field_validator("date")
+    @classmethod
+    def _published(cls, v: dt.date) -> dt.date:
+        return not_in_future(v, "date")
+
     @property
     def covers_contents(self) -> bool:
         """True for a system price that includes the parts mounted in the unit."""
@@ -102,6 +107,21 @@ class PriceFile(Strict):
     as_of: dt.date
     currency: Literal["USD"]
     prices: Annotated[list[Price], Field(min_length=1)]
+
+    @field_validator("as_of")
+    @classmethod
+    def _published(cls, v: dt.date) -> dt.date:
+        return not_in_future(v, "as_of")
+
+
+def not_in_future(v: dt.date, name: str) -> dt.date:
+    """A price is observed, so its date is not after today (issue 31, D7: 2099-01-01 was
+    accepted); one day of slack for time zones."""
+    latest = dt.date.today() + dt.timedelta(days=1)
+    if v > latest:
+        raise ValueError(f"{name} {v.isoformat()} is in the future (today is "
+                         f"{dt.date.today().isoformat()}): give the date the price was published")
+    return v
 
 
 class PriceBook:
