@@ -6,6 +6,9 @@ Conventions (see ``../shared/reference/hardware-facts.md`` §0):
   ``gbit_s``).
 - Bandwidth figures are **per direction** unless a name says ``bidi``.
 - ``TB`` of memory = 10^12 bytes; ``kW`` = 10^3 W.
+- HBM as vendors state it ("80 GB", "192 GB") is binary-sized: GiB = 2^30 bytes (an
+  "80 GB" H100 shows 81,559 MiB under nvidia-smi). Catalog HBM is ``hbm_gib``; byte
+  counts use :func:`gib_to_gbyte` (10^9 bytes).
 - FLOPS figures are dense (no 2:4 sparsity) unless a name says ``sparse``.
 """
 
@@ -20,6 +23,8 @@ PETA_PER_EXA = 1000
 W_PER_KW = 1000
 KW_PER_MW = 1000
 GB_PER_TB = 1000
+BYTES_PER_GIB = 2**30
+BYTES_PER_GB = 10**9
 HOURS_PER_YEAR = 8760
 
 # PCIe signalling rate per lane in GT/s, by generation (PCI-SIG base specifications).
@@ -80,6 +85,15 @@ def pflops_to_eflops(pflops: float) -> float:
 
 def gb_to_tb(gb: float) -> float:
     return gb / GB_PER_TB
+
+
+def gib_to_gbyte(gib: float) -> float:
+    """GiB (2^30 bytes, the size of a vendor's HBM 'GB') in GB (10^9 bytes).
+
+    >>> round(gib_to_gbyte(80), 2)  # an "80 GB" H100
+    85.9
+    """
+    return gib * BYTES_PER_GIB / BYTES_PER_GB
 
 
 def bidi_to_per_direction(bidi: float) -> float:

@@ -55,7 +55,7 @@ def test_cdna4_peaks_follow_amds_per_clock_method(catalog, slug, flops_per_clk_c
 def test_mi325x_datasheet_figures(catalog):
     g = catalog.get("amd-mi325x")
     # CDNA 3 white paper Table 2: 256 GB HBM3E, 6.0 TB/s, 1000W, BF16 1,307.4 | 2,614.9
-    assert (g.hbm_gb, g.hbm_tbyte_s, g.tdp_w) == (256, 6.0, 1000)
+    assert (g.hbm_gib, g.hbm_tbyte_s, g.tdp_w) == (256, 6.0, 1000)  # 256 GB = 8 x 32 GiB stacks
     assert (g.peak_dense_tflops.bf16, g.peak_sparse_tflops.bf16) == (1307.4, 2614.9)
     assert (g.peak_dense_tflops.fp8, g.peak_sparse_tflops.fp8) == (2614.9, 5229.8)
     assert g.peak_dense_tflops.fp4 == 0  # CDNA 3 has no FP4
@@ -96,8 +96,10 @@ def test_mi325x_cluster_golden(mi325x):
     m = mi325x.metrics()
     # 64 racks x 2 servers x 8 GPUs = 1,024 GPUs in 128 meshes of 8
     assert (m["gpus"], m["scale_up_domains"], m["scale_up_domain_gpus"]) == (1024, 128, 8)
-    # HBM 1,024 x 256 GB = 262.144 TB; 1,024 x 6.0 TB/s = 6,144 TB/s
-    assert m["hbm_tbyte"] == pytest.approx(262.144)
+    # HBM 1,024 x 256 GB (AMD's GB are GiB: 8 x 32 GiB stacks) = 262,144 GiB x 2^30 B
+    # = 281.475 x 10^12 B; 1,024 x 6.0 TB/s = 6,144 TB/s
+    assert m["hbm_gib"] == 262144
+    assert m["hbm_tbyte"] == pytest.approx(281.475, abs=1e-3)
     assert m["hbm_tbyte_s"] == pytest.approx(6144)
     # BF16 1,024 x 1,307.4 = 1,338.7776 PF dense, x 2,614.9 = 2,677.6576 PF sparse
     assert m["peak_dense_pflops_bf16"] == pytest.approx(1338.7776)
@@ -126,8 +128,9 @@ def test_mi355x_cluster_golden(mi355x):
     m = mi355x.metrics()
     # 8 racks x 16 servers x 8 GPUs = 1,024 GPUs (AMD's 128 GPUs per rack)
     assert (m["gpus"], m["racks"], m["scale_up_domain_gpus"]) == (1024, 8, 8)
-    # HBM 1,024 x 288 GB = 294.912 TB; 1,024 x 8.0 TB/s = 8,192 TB/s
-    assert m["hbm_tbyte"] == pytest.approx(294.912)
+    # HBM 1,024 x 288 GB (8 x 36 GiB stacks) = 294,912 GiB = 316.659 x 10^12 B;
+    # 1,024 x 8.0 TB/s = 8,192 TB/s
+    assert m["hbm_tbyte"] == pytest.approx(316.659, abs=1e-3)
     assert m["hbm_tbyte_s"] == pytest.approx(8192)
     # BF16 1,024 x 2,516.6 = 2,576.9984 PF dense; x 5,033.2 = 5,153.9968 sparse
     assert m["peak_dense_pflops_bf16"] == pytest.approx(2576.9984)
@@ -142,11 +145,11 @@ def test_mi355x_cluster_golden(mi355x):
     assert m["scale_up_gbyte_s_per_gpu"] == pytest.approx(537.6)
     assert m["scale_out_gbit_s_per_gpu_effective"] == 400
     # DDR5 per server 24 x 128 GB = 3,072 GB (AMD's MLPerf v6.0 nodes): 128 x 3.072 =
-    # 393.216 TB; combined with HBM 294.912 + 393.216 = 688.128 TB; per 8-GPU domain
-    # 8 x 288 GB + 3,072 GB = 5.376 TB
+    # 393.216 TB; combined with HBM 316.659 + 393.216 = 709.875 TB; per 8-GPU domain
+    # 8 x 288 GiB (2,473.9 x 10^9 B) + 3,072 GB = 5.546 TB (DDR5 as the catalog states it)
     assert m["cpu_memory_tbyte"] == pytest.approx(393.216)
-    assert m["combined_memory_tbyte"] == pytest.approx(688.128)
-    assert m["scale_up_domain_combined_memory_tbyte"] == pytest.approx(5.376)
+    assert m["combined_memory_tbyte"] == pytest.approx(709.875, abs=1e-3)
+    assert m["scale_up_domain_combined_memory_tbyte"] == pytest.approx(5.546, abs=1e-3)
 
 
 def test_mi355x_rack_against_amds_200kw(mi355x):

@@ -66,7 +66,7 @@ def test_show_lists_each_figure_with_source(catalog):
     from infra.models.listing import entry_rows
 
     rows = {r["field"]: r for r in entry_rows(catalog, "nvidia-b200-gb200")}
-    assert rows["hbm_gb"]["value"] == 186
+    assert rows["hbm_gib"]["value"] == 186  # vendor GB, binary-sized: 186 GiB
     assert rows["tdp_w"]["tag"] == "V"  # NVIDIA DPS registry: 1,200 W
     assert rows["peak_dense_tflops.bf16"]["value"] == 2500
     assert "gb200-nvl72" in rows["peak_dense_tflops.bf16"]["url"]
@@ -74,3 +74,25 @@ def test_show_lists_each_figure_with_source(catalog):
 
 def test_load_catalog_is_cached():
     assert load_catalog(CATALOGS) is load_catalog(CATALOGS)
+
+
+def test_hbm_is_the_vendors_gib_and_counts_bytes(catalog, tmp_path):
+    """Vendors' HBM 'GB' are binary-sized (accuracy-audit-3 row 10: an HGX B200 '180 GB' GPU
+    reports 183,359 MiB under nvidia-smi, an H100 '80 GB' 81,559 MiB), so the catalog
+    field is hbm_gib and byte counts convert it; the old key hbm_gb is refused with the
+    rename as the fix."""
+    h100 = catalog.get("nvidia-h100-sxm5")
+    assert h100.hbm_gib == 80
+    # 80 x 2^30 = 85,899,345,920 bytes = 85.899 x 10^9
+    assert h100.hbm_gbyte == pytest.approx(85.899345920)
+    # nvidia-smi's 81,559 MiB usable fits inside 80 GiB = 81,920 MiB, not inside 80 x 10^9 B
+    # = 76,294 MiB: the figure is binary-sized
+    assert 81_559 <= h100.hbm_gib * 1024 and 81_559 > 80e9 / 2**20
+    from infra.errors import InfraError
+
+    f = tmp_path / "nvidia-h100-sxm5.yaml"
+    f.write_text((CATALOGS / "gpus/nvidia/nvidia-h100-sxm5.yaml").read_text()
+                 .replace("hbm_gib: 80", "hbm_gb: 80"))
+    with pytest.raises(InfraError) as err:
+        parse_entry(yaml.safe_load(f.read_text()), f)
+    assert "hbm_gb is now hbm_gib" in str(err.value) and "rename the key" in str(err.value)

@@ -50,11 +50,11 @@ def test_a_second_load_is_read_from_the_cache_and_equal(cache, tmp_path):
 
 def test_an_edited_part_file_is_a_new_key(cache, tmp_path):
     cat_dir = _copy_catalog(tmp_path)
-    assert load_catalog(cat_dir).get("nvidia-b200-gb200").hbm_gb == 186.0
+    assert load_catalog(cat_dir).get("nvidia-b200-gb200").hbm_gib == 186.0
     f = next(cat_dir.rglob("nvidia-b200-gb200.yaml"))
-    f.write_text(f.read_text().replace("hbm_gb: 186", "hbm_gb: 185"))
+    f.write_text(f.read_text().replace("hbm_gib: 186", "hbm_gib: 185"))
     _load.cache_clear()
-    assert load_catalog(cat_dir).get("nvidia-b200-gb200").hbm_gb == 185.0
+    assert load_catalog(cat_dir).get("nvidia-b200-gb200").hbm_gib == 185.0
     assert len(list(cache.glob("*.pickle"))) == 2
 
 
@@ -73,12 +73,12 @@ def test_the_model_code_is_part_of_the_key(cache, tmp_path, monkeypatch):
 def test_a_bad_catalog_is_reported_the_same_and_not_cached(cache, tmp_path):
     cat_dir = _copy_catalog(tmp_path)
     f = next(cat_dir.rglob("nvidia-b200-gb200.yaml"))
-    f.write_text(f.read_text().replace("hbm_gb: 186", "hbm_gb: -186"))
+    f.write_text(f.read_text().replace("hbm_gib: 186", "hbm_gib: -186"))
     for _ in range(2):  # the second time must not come from a cache either
         _load.cache_clear()
         with pytest.raises(CatalogError) as err:
             load_catalog(cat_dir)
-        assert "nvidia-b200-gb200.yaml" in str(err.value) and "hbm_gb" in str(err.value)
+        assert "nvidia-b200-gb200.yaml" in str(err.value) and "hbm_gib" in str(err.value)
     assert not list(cache.glob("*.pickle"))
 
 
@@ -88,8 +88,8 @@ def test_a_damaged_or_foreign_entry_is_rebuilt(cache, tmp_path):
     (entry,) = cache.glob("*.pickle")
     entry.write_bytes(b"not a pickle")
     _load.cache_clear()
-    assert load_catalog(cat_dir).get("nvidia-b200-gb200").hbm_gb == 186.0
-    assert pickle.loads(entry.read_bytes()).get("nvidia-b200-gb200").hbm_gb == 186.0
+    assert load_catalog(cat_dir).get("nvidia-b200-gb200").hbm_gib == 186.0
+    assert pickle.loads(entry.read_bytes()).get("nvidia-b200-gb200").hbm_gib == 186.0
     os.chmod(entry, 0o666)  # writable by others: not trusted, rebuilt and replaced
     built = []
     files = _catalog_files((str(cat_dir),))

@@ -61,9 +61,10 @@ def test_chip_figures_by_hand(catalog, book):
     assert h["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(35.96, abs=0.01)
     assert b["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(64.29, abs=0.01)
     assert g["peak_dense_tflops_bf16_per_1000_usd"] == pytest.approx(107.33, abs=0.01)
-    # GB per $1,000: 80 / 27.5 = 2.909; 128 / 15.625 = 8.192
-    assert h["hbm_gb_per_1000_usd"] == pytest.approx(2.909, abs=1e-3)
-    assert g["hbm_gb_per_1000_usd"] == pytest.approx(8.192, abs=1e-3)
+    # vendor HBM GB (GiB-sized) per $1,000: 80 / 27.5 = 2.909; 128 / 15.625 = 8.192
+    assert h["hbm_gib"] == 80 and g["hbm_gib"] == 128
+    assert h["hbm_gib_per_1000_usd"] == pytest.approx(2.909, abs=1e-3)
+    assert g["hbm_gib_per_1000_usd"] == pytest.approx(8.192, abs=1e-3)
     # achievable: only BF16 MAMF; 794.5 / 989 = 0.8033
     assert h["achievable_tflops_bf16"] == 794.5
     assert h["mamf_bf16_efficiency_fraction"] == pytest.approx(0.8033, abs=1e-4)

@@ -24,8 +24,10 @@ def test_aws_nvl36x2_counts(aws):
 
 def test_aws_nvl36x2_compute(aws):
     m = aws.metrics()
-    # HBM: 72 x 186 GB = 13,392 GB = 13.392 TB (GB200 page: 372 GB per superchip)
-    assert m["hbm_tbyte"] == pytest.approx(13.392)
+    # HBM: 72 x 186 GB = 13,392 vendor GB, which are GiB (NVIDIA's "13.4 TB" is that sum / 1,000)
+    # = 13,392 x 2^30 B = 14.38 x 10^12 B (GB200 page: 372 GB per superchip)
+    assert m["hbm_gib"] == 13392
+    assert m["hbm_tbyte"] == pytest.approx(14.38, abs=1e-3)
     # 72 x 8 TB/s = 576 TB/s (NVL72 page: 576 TB/s)
     assert m["hbm_tbyte_s"] == pytest.approx(576)
     # dense: 72 x 2,500 TF BF16 = 180 PF; FP8 72 x 5,000 = 360 PF; FP4 72 x 10,000 = 720 PF

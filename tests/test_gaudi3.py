@@ -45,8 +45,10 @@ def test_gaudi3_flops_and_hbm(gaudi):
     assert m["peak_dense_pflops_bf16"] == pytest.approx(858.624)
     assert m["peak_dense_pflops_fp8"] == pytest.approx(858.624)
     assert m["peak_sparse_pflops_bf16"] is None  # Intel publishes no sparse figure
-    # 512 x 128 GB = 65,536 GB; 512 x 3.67 TB/s = 1,879.04 TB/s
-    assert m["hbm_tbyte"] == pytest.approx(65.536)
+    # 512 x 128 GB (Intel's GB are GiB: 8 HBM2e stacks of 16 GiB) = 65,536 GiB
+    # = 65,536 x 2^30 B = 70.369 x 10^12 B; 512 x 3.67 TB/s = 1,879.04 TB/s
+    assert m["hbm_gib"] == 65536
+    assert m["hbm_tbyte"] == pytest.approx(70.369, abs=1e-3)
     assert m["hbm_tbyte_s"] == pytest.approx(1879.04)
 
 

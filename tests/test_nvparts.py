@@ -55,11 +55,11 @@ def test_hgx_b300_su_compute(b300):
     # sparse FP4 256 x 18,000 = 4,608 PF = 32 x NVIDIA's HGX B300 "144 PF" (8 GPUs)
     assert m["peak_sparse_pflops_fp4"] == pytest.approx(32 * 144)
     assert m["peak_sparse_pflops_bf16"] == pytest.approx(256 * 4.5)  # 4,500 TF sparse each
-    # HBM 256 x 270 GB = 69,120 GB = 69.12 TB (HGX page "2.1 TB" per 8 GPUs -> 67.2 TB)
-    assert m["hbm_tbyte"] == pytest.approx(69.12)
-    # DDR5: 32 x 2,048 GB ("2 TB") = 65.536 TB; combined 69.12 + 65.536 = 134.656 TB
+    # HBM 256 x 270 GiB = 69,120 GiB = 74.217 x 10^12 B (HGX page "2.1 TB" per 8 GPUs)
+    assert m["hbm_tbyte"] == pytest.approx(74.217, abs=1e-3)
+    # DDR5: 32 x 2,048 GB ("2 TB") = 65.536 TB; combined 74.217 + 65.536 = 139.753 TB
     assert m["cpu_memory_tbyte"] == pytest.approx(65.536, abs=0.01)
-    assert m["combined_memory_tbyte"] == pytest.approx(134.656, abs=0.01)
+    assert m["combined_memory_tbyte"] == pytest.approx(139.753, abs=0.01)
 
 
 def test_hgx_b300_su_network(b300):
@@ -132,8 +132,8 @@ def test_hgx_b300_cx8_is_between_gpu_and_host(catalog):
 def test_hgx_h200_cluster_compute(h200):
     m = h200.metrics()
     assert (m["gpus"], m["cpus"], m["compute_trays"]) == (256, 64, 32)
-    # HBM 256 x 141 GB = 36,096 GB; bandwidth 256 x 4.8 TB/s = 1,228.8 TB/s
-    assert m["hbm_tbyte"] == pytest.approx(36.096)
+    # HBM 256 x 141 GiB = 36,096 GiB = 38.758 x 10^12 B; bandwidth 256 x 4.8 TB/s = 1,228.8 TB/s
+    assert m["hbm_tbyte"] == pytest.approx(38.758, abs=1e-3)
     assert m["hbm_tbyte_s"] == pytest.approx(1228.8)
     # dense BF16 256 x 989 TF = 253.184 PF; sparse 256 x 1,979 = 506.624 PF
     assert m["peak_dense_pflops_bf16"] == pytest.approx(253.184)

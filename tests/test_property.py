@@ -233,7 +233,7 @@ def _check_memory_and_tiers(rd, g, comps, a):
             tray = cat.get(g.nodes[t]["slug"])
             mem += ([tray.cpu_memory_gb] if tray.cpu_memory_gb is not None else
                     [i.part.memory_gb for i in expand_tray(tray, cat).of_kind("cpu")])
-        hbm = sum(cat.get(g.nodes[n]["slug"]).hbm_gb for n in gpus)
+        hbm = sum(cat.get(g.nodes[n]["slug"]).hbm_gbyte for n in gpus)  # 10^9 bytes
         seen[None if None in mem else round((hbm + sum(mem)) / 1000, 4)] += 1
     want: Counter = Counter()
     for row in a.tables()["scale_up_domains"]:

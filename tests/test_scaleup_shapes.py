@@ -55,13 +55,15 @@ def test_gh200_switch_tiers_96_36(gh200):
 
 def test_gh200_combined_memory(gh200):
     m = gh200.metrics()
-    # HBM 256 x 96 GB = 24,576 GB; LPDDR5X 256 x 480 GB = 122,880 GB
-    assert m["hbm_tbyte"] == pytest.approx(24.576)
+    # HBM 256 x 96 GiB = 24,576 GiB = 26.388 x 10^12 B; LPDDR5X 256 x 480 GB = 122,880 GB
+    assert m["hbm_tbyte"] == pytest.approx(26.388, abs=1e-3)
     assert m["cpu_memory_tbyte"] == pytest.approx(122.88)
-    # 256 x 576 GB = 147,456 GB = 147.5 TB; NVIDIA's "144 TB" is 147,456 / 1,024
-    assert m["combined_memory_tbyte"] == pytest.approx(147.456)
-    assert m["scale_up_domain_combined_memory_tbyte"] == pytest.approx(147.456)
-    assert m["combined_memory_tbyte"] * 1000 / 1024 == pytest.approx(144)
+    # 26.388 + 122.88 = 149.268 TB. NVIDIA's "144 TB" is 256 x 576 = 147,456 vendor GB
+    # / 1,024: both memories binary-sized (144 TiB); the catalog's CPU memory figures are
+    # still counted as 10^9 B (only HBM is converted from GiB)
+    assert m["combined_memory_tbyte"] == pytest.approx(149.268, abs=1e-3)
+    assert m["scale_up_domain_combined_memory_tbyte"] == pytest.approx(149.268, abs=1e-3)
+    assert m["hbm_gib"] + 256 * 480 == 147456
     # Grace LPDDR5X bandwidth 256 x 512 GB/s = 131,072 GB/s
     assert m["cpu_memory_tbyte_s"] == pytest.approx(131.072)
 
@@ -103,10 +105,11 @@ def test_gb300_nvl72_from_shipped_catalog(gb300):
     assert m["peak_sparse_pflops_fp4"] == pytest.approx(1440)
     # BF16: 72 x 2,500 = 180 PF dense, 72 x 5,000 = 360 PF sparse
     assert (m["peak_dense_pflops_bf16"], m["peak_sparse_pflops_bf16"]) == (180, 360)
-    # HBM: 72 x 279 GB = 20,088 GB = 20.088 TB ("~20 TB")
-    assert m["hbm_tbyte"] == pytest.approx(20.088)
-    # + 36 Grace x 480 GB = 17.28 TB -> 37.37 TB (NVIDIA: "37 TB fast memory")
-    assert m["combined_memory_tbyte"] == pytest.approx(37.368)
+    # HBM: 72 x 279 GiB = 20,088 GiB ("~20 TB", NVIDIA's sum of vendor GB) = 21.569 x 10^12 B
+    assert m["hbm_tbyte"] == pytest.approx(21.569, abs=1e-3)
+    # + 36 Grace x 480 GB = 17.28 TB -> 38.849 TB (NVIDIA: "37 TB fast memory", the vendor
+    # GB summed: 20,088 + 17,280 = 37,368)
+    assert m["combined_memory_tbyte"] == pytest.approx(38.849, abs=1e-3)
     # one CX-8 per GPU, Gen6 x16 straight from its B300: 800 nominal, 800 effective
     assert m["scale_out_gbit_s_per_gpu_nominal"] == 800
     assert m["scale_out_gbit_s_per_gpu_effective"] == 800
@@ -169,9 +172,9 @@ def test_mi300x_mesh_cluster(catalog):
     assert (m["gpus"], m["scale_up_domains"], m["scale_up_domain_gpus"]) == (1024, 128, 8)
     # 7 peer links x 64 GB/s = 448 GB/s per direction (896 bidirectional)
     assert m["scale_up_gbyte_s_per_gpu"] == 448
-    # HBM 1,024 x 192 GB = 196.608 TB; BF16 dense 1,024 x 1,307.4 TF = 1,338.8 PF,
+    # HBM 1,024 x 192 GiB = 196,608 GiB = 211.106 x 10^12 B; BF16 dense 1,024 x 1,307.4 TF = 1,338.8 PF,
     # sparse 1,024 x 2,614.9 = 2,677.7 PF
-    assert m["hbm_tbyte"] == pytest.approx(196.608)
+    assert m["hbm_tbyte"] == pytest.approx(211.106, abs=1e-3)  # 196,608 GiB
     assert m["peak_dense_pflops_bf16"] == pytest.approx(1338.7776)
     assert m["peak_sparse_pflops_bf16"] == pytest.approx(2677.6576)
     assert m["scale_out_gbit_s_per_gpu_effective"] == 400

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from infra.models.expand import expand_tray
 from infra.models.parts import PRECISIONS, SPARSE_PRECISIONS, Cpu, Gpu
 from infra.models.resolve import ResolvedDesign, ResolvedLayout
-from infra.units import gb_to_tb, tflops_to_pflops
+from infra.units import gb_to_tb, gib_to_gbyte, tflops_to_pflops
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class ComputeSummary:
     cpus: int
     cpu_cores: int
     gpu_types: dict[str, int]
-    hbm_tbyte: float | None
+    hbm_tbyte: float | None  # 10^12 bytes (vendors' HBM 'GB' are GiB: converted)
     hbm_tbyte_s: float | None
     peak_dense_pflops: dict[str, float | None]  # precision -> PFLOPS (int8: POPS)
     achievable_bf16_pflops: float | None  # None unless every GPU has a published MAMF
@@ -42,6 +42,7 @@ class ComputeSummary:
     peak_sparse_pflops: dict[str, float | None] = field(default_factory=dict)  # with 2:4 sparsity
     cpu_memory_tbyte: float | None = None  # None when a CPU type has no memory figure
     cpu_memory_tbyte_s: float | None = None
+    hbm_gib: float | None = None  # the vendors' own figures summed ("13.4 TB" = 13,392 GiB)
 
     @property
     def combined_memory_tbyte(self) -> float | None:
@@ -150,7 +151,7 @@ def aggregate(gpus: Counter, types: dict[str, Gpu], cpus: Counter | None = None,
     cpu_gb = (_sum([(cpu_types[s].memory_gb, n) for s, n in cpus.items()])
               if cpu_memory_gb is _FROM_CPUS else cpu_memory_gb)
     cpu_bw = _sum([(cpu_types[s].memory_gbyte_s, n) for s, n in cpus.items()])
-    hbm = [(types[s].hbm_gb, n) for s, n in gpus.items()]
+    hbm = [(types[s].hbm_gib, n) for s, n in gpus.items()]
     bw = [(types[s].hbm_tbyte_s, n) for s, n in gpus.items()]
     achievable = 0.0
     missing: dict[str, int] = {}
@@ -165,7 +166,9 @@ def aggregate(gpus: Counter, types: dict[str, Gpu], cpus: Counter | None = None,
         cpus=sum(cpus.values()),
         cpu_cores=sum(cpu_types[s].cores * n for s, n in cpus.items()),
         gpu_types=dict(gpus),
-        hbm_tbyte=None if any(v is None for v, _ in hbm) else gb_to_tb(sum(v * n for v, n in hbm)),
+        hbm_tbyte=(None if any(v is None for v, _ in hbm)
+                   else gb_to_tb(gib_to_gbyte(sum(v * n for v, n in hbm)))),
+        hbm_gib=None if any(v is None for v, _ in hbm) else float(sum(v * n for v, n in hbm)),
         hbm_tbyte_s=None if any(v is None for v, _ in bw) else sum(v * n for v, n in bw),
         peak_dense_pflops=peak,
         # only when every GPU has a measured MAMF: a partial sum would read as the whole

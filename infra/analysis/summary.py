@@ -70,6 +70,7 @@ class DesignAnalysis:
             "racks": sum(self.rd.rack_counts.values()),
             "compute_trays": sum(self.rd.tray_counts().values()),
             "hbm_tbyte": _r(c.hbm_tbyte),
+            "hbm_gib": _r(c.hbm_gib),
             "hbm_tbyte_s": _r(c.hbm_tbyte_s),
             "cpu_memory_tbyte": _r(c.cpu_memory_tbyte),
             "cpu_memory_tbyte_s": _r(c.cpu_memory_tbyte_s),

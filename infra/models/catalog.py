@@ -4,7 +4,7 @@ Examples
 --------
 >>> from infra.models.catalog import load_catalog
 >>> cat = load_catalog()
->>> cat.get("nvidia-b200-gb200").hbm_gb
+>>> cat.get("nvidia-b200-gb200").hbm_gib
 186.0
 """
 

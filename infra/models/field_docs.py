@@ -10,8 +10,8 @@ catalog field has none.
 Examples
 --------
 >>> from infra.models.parts import Gpu
->>> Gpu.model_fields["hbm_gb"].description
-'HBM capacity per GPU in GB (10^9 bytes), as the vendor states it.'
+>>> Gpu.model_fields["hbm_gib"].description
+"HBM capacity per GPU as the vendor states it, in GiB (2^30 bytes): vendors' HBM 'GB' are binary-sized (an '80 GB' H100 is 80 GiB = 85.9 x 10^9 bytes)."
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ FIELD_DOCS: dict[str, str] = {
     "technology": "Scale-up technology and generation, free text (NVLink 5, Infinity Fabric, RoCE).",
     "form_factor": "Physical form, free text (SXM5, OAM, OSFP, QSFP112...), shown in reports.",
     # GPU
-    "Gpu.hbm_gb": "HBM capacity per GPU in GB (10^9 bytes), as the vendor states it.",
+    "Gpu.hbm_gib": ("HBM capacity per GPU as the vendor states it, in GiB (2^30 bytes): "
+                    "vendors' HBM 'GB' are binary-sized (an '80 GB' H100 is 80 GiB = 85.9 x "
+                    "10^9 bytes)."),
     "Gpu.hbm_tbyte_s": "HBM bandwidth per GPU in TB/s.",
     "Gpu.peak_dense_tflops": "Peak dense (no sparsity) TFLOPS per precision; int8 in TOPS.",
     "Gpu.peak_sparse_tflops": ("Peak TFLOPS with 2:4 structured sparsity per precision, as vendors "

@@ -66,7 +66,7 @@ LABELS = {  # names whose plain reading would mislead
     "unit_price_usd": "Unit price", "extended_usd": "Extended",
     "gpu_hours_lost_per_year": "GPU-hours lost",
     "hbm_tbyte": "HBM capacity", "hbm_tbyte_s": "HBM bandwidth",
-    "hbm_gib": "HBM capacity, vendor GB (GiB-sized)",
+    "hbm_gib": "HBM capacity (vendor GB)",  # vendors' HBM GB are GiB: the unit says so
     "front_end_gbit_s_per_tray": "Front-end per tray",
     "cpu_memory_tbyte": "CPU memory", "cpu_memory_tbyte_s": "CPU memory bandwidth",
     "capex_completeness_fraction": "Capex lines priced",

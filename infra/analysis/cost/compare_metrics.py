@@ -50,7 +50,7 @@ def chip_metrics(gpu: Gpu, book: PriceBook, catalog: Catalog) -> dict[str, Any]:
         m[f"peak_dense_{'tops' if prec == 'int8' else 'tflops'}_{prec}"] = getattr(pk, prec)
     m["achievable_tflops_bf16"] = gpu.mamf_bf16_tflops
     m["mamf_bf16_efficiency_fraction"] = _r(gpu.mamf_bf16_efficiency)
-    m["hbm_gb"], m["hbm_tbyte_s"] = gpu.hbm_gb, gpu.hbm_tbyte_s
+    m["hbm_gib"], m["hbm_tbyte_s"] = gpu.hbm_gib, gpu.hbm_tbyte_s  # the vendor's figure (GiB)
     for prec in PRECISIONS:
         if prec != "int8":
             v = getattr(pk, prec)
@@ -65,7 +65,7 @@ def chip_metrics(gpu: Gpu, book: PriceBook, catalog: Catalog) -> dict[str, Any]:
     m["price_usd"] = p.usd if p else None
     m["price_basis"] = f"{p.basis} ({p.source.tag}, {p.date})" if p else None
     m["peak_dense_tflops_bf16_per_1000_usd"] = _r(_div(pk.bf16, p.usd / 1000) if p else None)
-    m["hbm_gb_per_1000_usd"] = _r(_div(gpu.hbm_gb, p.usd / 1000) if p else None)
+    m["hbm_gib_per_1000_usd"] = _r(_div(gpu.hbm_gib, p.usd / 1000) if p else None)
     return m
 
 
