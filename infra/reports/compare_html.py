@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from infra.analysis.cost.compare_bounds import MARK, WORDS, bound_of
+from infra.reports.compare_labels import row_style
 from infra.reports.html_report import esc, footer_text, page, section
-from infra.reports.labels import metric_label, shown_unit, value_text
+from infra.reports.labels import metric_label, value_text
 
 TCO_COLS = [("capex_usd", "Capex"), ("energy_usd_per_year", "Energy per year"),
             ("maintenance_usd_per_year", "Maintenance per year"),
@@ -45,9 +46,9 @@ def _table(head: list[str], rows: list[str], anchor: str, title: str, fold: bool
 def _figure(metric: str, v: Any, bound: str | None) -> str:
     if v is None:
         return '<td class="unknown" data-v="" title="unknown or not applicable">&#8211;</td>'
-    if metric.endswith("_usd") or "_usd_" in metric or metric.startswith(("tco_usd", "usd_per_")):
+    if row_style(metric)[1] == "USD":
         if isinstance(v, (int, float)) and not isinstance(v, bool):
-            text = usd(v, cents=metric == "usd_per_gpu_hour")
+            text = usd(v, cents=row_style(metric)[2] == '"$"#,##0.000')
             return _td(f"{MARK[bound]} {text}" if bound else text, v, "num")
     text = value_text(metric, v)
     if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -58,18 +59,9 @@ def _figure(metric: str, v: Any, bound: str | None) -> str:
 
 
 def _label_unit(m: str) -> tuple[str, str]:
-    """Label and unit of a comparison row (ratios per facility MW and per $M spelled out)."""
-    if m.startswith("tco_usd_"):
-        return f"TCO over {m[len('tco_usd_'):-1]} years", "USD"
-    if m == "design_rule_findings":
-        return "Design-rule findings", ""
-    for tail, per in (("_per_facility_mw", "facility MW"), ("_per_musd_capex", "$M of capex")):
-        if m.endswith(tail):
-            head = m[: -len(tail)]
-            unit = shown_unit(head)
-            return (f"{metric_label(head)} per {per}",
-                    f"{unit} per {per.split(' of ')[0]}" if unit else f"per {per}")
-    return metric_label(m), shown_unit(m)
+    """Label and unit of a comparison row (:func:`infra.reports.compare_labels.row_style`)."""
+    label, unit, _ = row_style(m)
+    return label, unit
 
 
 def comparison_table(data: dict[str, Any]) -> str:

@@ -162,7 +162,7 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
 
     from infra.reports.cellsafe import formula
     from infra.reports.compare_xlsx import xl
-    from infra.reports.labels import metric_label, metric_unit, number_format
+    from infra.reports.compare_labels import cell_format, row_style
 
     labels = [o["label"] for o in data["options"]]
     prec = data.get("cost_inputs", {}).get("precision", "bf16")
@@ -175,12 +175,12 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
     for i, r in enumerate(rows, start=2):
         metric = r["metric"]
         ws.cell(row=i, column=1, value=r["section"])
+        label, unit, _ = row_style(metric)
         if re.fullmatch(r"tco_usd_\d+y", metric):
             formula(ws, f"B{i}", '="TCO over "&years&" years"')
         else:
-            ws.cell(row=i, column=2, value=metric_label(metric))
-        unit = metric_unit(metric)
-        ws.cell(row=i, column=3, value="" if unit == "count" else unit)
+            ws.cell(row=i, column=2, value=label)
+        ws.cell(row=i, column=3, value=unit)
         marks = []
         for j, label in enumerate(labels):
             col = get_column_letter(4 + j)
@@ -194,7 +194,7 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
                 formula(ws, ref, text)
             else:
                 ws[ref] = xl(v)
-            fmt = number_format(unit)
+            fmt = cell_format(metric, v)
             if fmt and (text or isinstance(v, (int, float))):
                 ws[ref].number_format = fmt
             b = bounds.get(label, {}).get(metric)
