@@ -10,9 +10,12 @@ descriptions:
   bisection bandwidth; eight pods joined by aggregation switches at 1:7.
 - Gangidi et al., "RDMA over Ethernet for Distributed AI Training at Meta Scale" (SIGCOMM
   2024) and Meta's post "A RoCE network for distributed AI training at scale" (5 Aug 2024):
-  rack switch (RTSW) uplinks at twice the GPU bandwidth, 1:2 under-subscribed; read here
-  through glennklockwood.com "Meta's H100 clusters" (3P: "T0-T1 links are undersubscribed by
-  2:1", "T1-T2 links are oversubscribed by 7:1", 8 pods of 192 racks, 384 nodes each).
+  rack switch (RTSW) uplinks at twice the GPU bandwidth, 1:2 under-subscribed.
+The Meta documents were not opened in this session; their figures were read in third-party
+copies that cite them: glennklockwood.com "Meta's H100 clusters" (24,576 GPUs, 3,072 nodes,
+1,536 racks, 8 pods of 192 racks / 384 nodes, "T0-T1 links are undersubscribed by 2:1",
+"T1-T2 links are oversubscribed by 7:1") and a SIGCOMM 2024 summary on besthub.dev (pods of
+3,072 H100, 16 x 192). The lead should check the quotes against the primary texts.
 The switch counts of the cluster and aggregation tiers are the model's (Meta does not
 publish them); the test checks how they are formed, from the radices, by hand.
 """
