@@ -111,12 +111,16 @@ def spine_of(f: FabricResult, leaves: Sequence[str]) -> Iterator[tuple[str, int,
     blocks = f.blocks[1] if len(f.blocks) > 1 else 1
     per_block_leaves = tree[0].switches // blocks
     per_block_spines = spines // blocks
-    ports: dict[str, int] = {}
     index: dict[str, int] = {}  # leaves seen per plane
+    per_plane: dict[str, tuple[dict, dict]] = {}  # spine number -> name, -> ports used
     for leaf in leaves:
         pre = leaf.split(".", 1)[0] + "." if leaf.startswith("plane") else ""
         li = index.get(pre, 0)
         index[pre] = li + 1
+        got = per_plane.get(pre)
+        if got is None:
+            got = per_plane[pre] = ({}, {})
+        names, ports = got
         b, lb = divmod(li, per_block_leaves) if blocks > 1 else (0, li)
         for j in range(u):
             if len(tree) == 2:
@@ -125,9 +129,11 @@ def spine_of(f: FabricResult, leaves: Sequence[str]) -> Iterator[tuple[str, int,
                 s = b * per_block_spines + (lb * u + j) % per_block_spines
             else:
                 s = (li * u + j) // tree[1].down_ports
-            name = f"{pre}spine{s}"
-            ports[name] = ports.get(name, 0) + 1
-            yield leaf, j + 1, name, ports[name]
+            c = ports[s] = ports.get(s, 0) + 1
+            name = names.get(s)
+            if name is None:
+                name = names[s] = f"{pre}spine{s}"
+            yield leaf, j + 1, name, c
 
 
 def core_of(f: FabricResult) -> Iterator[tuple[str, int, str, int]]:
@@ -142,9 +148,14 @@ def core_of(f: FabricResult) -> Iterator[tuple[str, int, str, int]]:
     u, k = tree[1].up_ports, tree[2].down_ports
     for plane in range(f.planes):
         pre = f"plane{plane}." if f.planes > 1 else ""
-        ports: dict[str, int] = {}
+        cores: dict[int, str] = {}
         for s in range(tree[1].switches):
+            spine = f"{pre}spine{s}"
             for j in range(u):
-                core = f"{pre}core{(s * u + j) // k}"
-                ports[core] = ports.get(core, 0) + 1
-                yield f"{pre}spine{s}", j + 1, core, ports[core]
+                # uplinks fill the cores in order: the n-th uplink is core n // k's
+                # port n % k + 1
+                c, port = divmod(s * u + j, k)
+                core = cores.get(c)
+                if core is None:
+                    core = cores[c] = f"{pre}core{c}"
+                yield spine, j + 1, core, port + 1
