@@ -11,6 +11,10 @@ Run::
     python benchmarks/bench_ingest_scale.py                       # 1,024 ... 20,480 nodes
     python benchmarks/bench_ingest_scale.py --sizes 1024,2048 --commands diff
 
+Both commands stream the inventory (one host's dumps in memory at a time), so peak memory
+stays flat; every node is the same dump, so each is also one ``gpu-duplicate`` error (the
+diff exits 1).
+
 Targets (issue 33, 2-core machine): ``infra diff`` of 10,000 nodes <= 15 s CPU and
 <= 300 MiB; 20,000 nodes within 2.1x of 10,000. The inventory is hard links of one
 dump per file, so building 20,000 nodes takes seconds and little disk.
@@ -85,6 +89,8 @@ def main() -> None:
                 print(f"{command:6s} {n:>6,} nodes: {cpu:7.2f} s CPU {wall:7.2f} s wall "
                       f"{mib:6.0f} MiB  {1000 * cpu / n:5.2f} ms/node  exit {rc}{slope}", flush=True)
                 prev = (n, cpu)
+    print(f"load at the end {os.getloadavg()[0]:.2f} (2 cores shared: CPU time, not wall, is "
+          "the figure)")
 
 
 if __name__ == "__main__":

@@ -132,8 +132,10 @@ class NvlinkGpu:
         return sum(1 for _, r in self.links if r is None)
 
 
-_GPU_LINE = re.compile(r"^GPU (\d+): (.*?)(?: \(UUID: ([^)]*)\))?\s*$")
-_LINK_LINE = re.compile(r"^\s*Link (\d+): (?:(\d{1,9}(?:\.\d{1,9})?) GB/s|<inactive>)\s*$")
+# `GPU N: <name> (UUID: ...)` and `Link N: <rate> GB/s | <inactive>` lines; both line kinds in one pattern, for a single scan of the text (no line crosses a newline)
+_NVLINK_LINES = re.compile(r"^(?:GPU (\d+): ([^\n]*?)(?: \(UUID: ([^)\n]*)\))?"
+                           r"|[ \t]*Link (\d+): (?:(\d{1,9}(?:\.\d{1,9})?) GB/s|<inactive>))"
+                           r"[ \t\r\f\v]*$", re.M)
 
 
 def parse_nvlink(path: Path | str) -> tuple[NvlinkGpu, ...]:
@@ -146,23 +148,26 @@ def parse_nvlink_text(text: str, file: str) -> tuple[NvlinkGpu, ...]:
     out: list[NvlinkGpu] = []
     cur: tuple[int, str, str | None] | None = None
     links: list[tuple[int, float | None]] = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        m = _GPU_LINE.match(line)
-        if m:
+    for m in _NVLINK_LINES.finditer(text):  # one C scan; other lines are skipped
+        gpu, name, uuid, link, rate = m.groups()
+        if gpu is not None:
             if cur:
                 out.append(NvlinkGpu(*cur, tuple(links)))
-            cur, links = (small_int(m.group(1), file, n, "a GPU number"), m.group(2).strip(),
-                          m.group(3)), []
+            cur, links = (small_int(gpu, file, _line(text, m), "a GPU number"), name.strip(),
+                          uuid), []
             continue
-        m = _LINK_LINE.match(line)
-        if m:
-            if cur is None:
-                raise InventoryError("a `Link N:` line before any `GPU N:` line", file=file, line=n)
-            links.append((small_int(m.group(1), file, n, "a link number"),
-                          float(m.group(2)) if m.group(2) else None))
+        if cur is None:
+            raise InventoryError("a `Link N:` line before any `GPU N:` line", file=file,
+                                 line=_line(text, m))
+        links.append((small_int(link, file, _line(text, m), "a link number")
+                      if len(link) > 9 else int(link), float(rate) if rate else None))
     if cur:
         out.append(NvlinkGpu(*cur, tuple(links)))
     if not out:
         raise InventoryError("no `GPU N: ... (UUID: ...)` line: not `nvidia-smi nvlink -s` output",
                              file=file, hint=f"save the output of `{NVLINK_TOOL}`")
     return tuple(out)
+
+
+def _line(text: str, m: re.Match) -> int:
+    return text.count("\n", 0, m.start()) + 1

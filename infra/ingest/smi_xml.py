@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import xml.etree.ElementTree as ET
+
 from infra.ingest.base import find_text, norm_bus_id, parse_xml, to_int
 
 TOOL = "nvidia-smi -q -x"
@@ -89,33 +91,42 @@ def parse_smi_xml(path: Path | str) -> SmiLog:
 
 
 def _gpu(el) -> SmiGpu:
-    link = "pci/pci_gpu_link_info"
-    dev = find_text(el, "pci/pci_device_id")
+    pci = el.find("pci")
+    link = pci.find("pci_gpu_link_info") if pci is not None else None
+    gen = link.find("pcie_gen") if link is not None else None
+    width = link.find("link_widths") if link is not None else None
+    plat = el.find("platformInfo")
+    if plat is None:
+        plat = el.find("platform_info")
+    fab = el.find("fabric")
+    none = _NONE  # an absent parent: every child reads as absent
+    pci, gen, width, plat, fab = (x if x is not None else none for x in (pci, gen, width, plat, fab))
     return SmiGpu(
-        bus_id=norm_bus_id(find_text(el, "pci/pci_bus_id") or el.get("id")),
+        bus_id=norm_bus_id(find_text(pci, "pci_bus_id") or el.get("id")),
         product_name=find_text(el, "product_name"),
         uuid=find_text(el, "uuid"),
         serial=find_text(el, "serial"),
         board_part_number=find_text(el, "board_part_number"),
-        pci_device_id=_device_id(dev),
-        module_id=to_int(find_text(el, "platformInfo/module_id", "gpu_module_id",
-                                   "platform_info/module_id")),
-        chassis_serial=find_text(el, "platformInfo/chassis_serial_number",
-                                 "platform_info/chassis_serial_number"),
-        slot_number=to_int(find_text(el, "platformInfo/slot_number", "platform_info/slot_number")),
-        tray_index=to_int(find_text(el, "platformInfo/tray_index", "platform_info/tray_index")),
-        host_id=to_int(find_text(el, "platformInfo/host_id", "platform_info/host_id")),
+        pci_device_id=_device_id(find_text(pci, "pci_device_id")),
+        module_id=to_int(find_text(plat, "module_id") or find_text(el, "gpu_module_id")),
+        chassis_serial=find_text(plat, "chassis_serial_number"),
+        slot_number=to_int(find_text(plat, "slot_number")),
+        tray_index=to_int(find_text(plat, "tray_index")),
+        host_id=to_int(find_text(plat, "host_id")),
         performance_state=find_text(el, "performance_state"),
-        pcie_gen=to_int(find_text(el, f"{link}/pcie_gen/current_link_gen")),
-        pcie_max_gen=to_int(find_text(el, f"{link}/pcie_gen/max_link_gen")),
-        pcie_width=to_int(find_text(el, f"{link}/link_widths/current_link_width")),
-        pcie_max_width=to_int(find_text(el, f"{link}/link_widths/max_link_width")),
-        fabric_state=find_text(el, "fabric/state"),
-        fabric_status=find_text(el, "fabric/status"),
-        cluster_uuid=find_text(el, "fabric/clusterUuid", "fabric/cluster_uuid"),
-        clique_id=to_int(find_text(el, "fabric/cliqueId", "fabric/clique_id")),
-        fabric_health=find_text(el, "fabric/health/summary"),
+        pcie_gen=to_int(find_text(gen, "current_link_gen")),
+        pcie_max_gen=to_int(find_text(gen, "max_link_gen")),
+        pcie_width=to_int(find_text(width, "current_link_width")),
+        pcie_max_width=to_int(find_text(width, "max_link_width")),
+        fabric_state=find_text(fab, "state"),
+        fabric_status=find_text(fab, "status"),
+        cluster_uuid=find_text(fab, "clusterUuid", "cluster_uuid"),
+        clique_id=to_int(find_text(fab, "cliqueId", "clique_id")),
+        fabric_health=find_text(fab, "health/summary"),
     )
+
+
+_NONE = ET.Element("absent")  # stands for a missing parent element
 
 
 def _device_id(value: str | None) -> str | None:
