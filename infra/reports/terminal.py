@@ -53,6 +53,9 @@ SECTIONS = [
                                 "ports_free", "cables"]),
     ("blast_radius", "Blast radius", ["component", "count", "gpus_lost", "gpus_degraded",
                                       "domains_broken", "largest_placeable_job_gpus"]),
+    ("storage", "Storage by job size (alone on it, per direction)", [
+        "storage", "gpus", "write_gbyte_s", "write_gbyte_s_per_gpu", "write_binds",
+        "checkpoint_write_per_gpu_gigabyte_seconds"]),
 ]
 # A table longer than ``max_rows`` shows its most telling rows first: (key, descending)
 FIRST = {
