@@ -12,6 +12,12 @@ Run::
     python benchmarks/bench_exports.py                        # nvl72 + dgx, 1k-1M, every target
     python benchmarks/bench_exports.py --kinds nvl72 --targets k8s,slurm --sizes 1000,100000 -n 3
     python benchmarks/bench_exports.py --timeout 600          # per-run limit (s)
+    python benchmarks/bench_exports.py --depths 10,20,30 --targets slurm,k8s,cabling
+
+``--depths`` scans pod hierarchies instead (two of the level below in each, so 2**depth
+racks): DGX racks without a fabric (nothing to export) and NVL72 racks (multi-node
+domains; above 500,000 nodes refused): each must exit 2 in well under a second whatever
+the depth, from the counted design (issue 34).
 
 Targets (issue 33, 2-core machine): every export of a 1,000,000-GPU design <= 10 s CPU
 and <= 1 GiB, CPU slope <= 1.05 from 100k to 1M.
@@ -79,6 +85,8 @@ def main() -> None:
     ap.add_argument("--kinds", default="nvl72,dgx")
     ap.add_argument("--targets", default=",".join(TARGETS))
     ap.add_argument("--sizes", default="1000,10000,100000,1000000")
+    ap.add_argument("--depths", default=None,
+                    help="pod-hierarchy depths to scan instead of GPU counts, e.g. 10,20,30")
     ap.add_argument("-n", "--runs", type=int, default=1, help="runs per case (the minimum CPU is kept)")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--src", type=Path, default=None,
@@ -96,6 +104,9 @@ def main() -> None:
           f"child, peak = its max RSS; load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
+        if args.depths:
+            return _depths(args, targets, [int(d) for d in args.depths.split(",")], tmp, cmd,
+                           cwd, env)
         for kind in args.kinds.split(","):
             designs = {g: bs.generate(kind, g, tmp) for g in sizes}
             for target in targets:
@@ -120,6 +131,39 @@ def main() -> None:
                     cells.append(f"{g:>9,}: {cpu:6.2f} s CPU {wall:6.2f} s wall {mib:6.0f} MiB{slope}{mark}")
                     prev = (g, rc, cpu)
                 print(f"{kind:5s} {target:7s} " + f"\n{'':14s}".join(cells), flush=True)
+
+
+RACK = {"dgx": "generic-42u-air-rack\n    contents:\n      - {type: nvidia-dgx-h100, count: 4}",
+        "nvl72": "nvidia-gb200-nvl72-rack\n    contents:\n"
+                 "      - {type: nvidia-mgx-33kw-power-shelf, count: 8}\n"
+                 "      - {type: nvidia-gb200-compute-tray, count: 18}\n"
+                 "      - {type: nvidia-nvlink5-switch-tray, count: 9}\n"
+                 "      - {type: supermicro-gb300-in-rack-cdu, count: 1}"}
+
+
+def pod_hierarchy(kind: str, depth: int, directory: Path) -> Path:
+    """``depth`` levels of pods, two of the level below in each: 2**depth racks."""
+    lines = [f"name: {kind} pod hierarchy {depth} deep", "racks:", f"  r:\n    type: {RACK[kind]}",
+             "pods:", "  p0:", "    racks: {r: 2}"]
+    lines += [f"  p{i}:\n    pods: {{p{i - 1}: 2}}" for i in range(1, depth)]
+    path = directory / f"{kind}_depth{depth}.yaml"
+    path.write_text("\n".join(lines + ["build:", f"  p{depth - 1}: 1"]) + "\n")
+    return path
+
+
+def _depths(args, targets, depths, tmp: Path, cmd, cwd, env) -> None:
+    for kind in args.kinds.split(","):
+        for target in targets:
+            cells = []
+            for d in depths:
+                out = tmp / f"out-{kind}-{target}-{d}"
+                rc, wall, cpu, mib = run_child(cmd + ["export", str(pod_hierarchy(kind, d, tmp)),
+                                                      "--to", target, "-o", str(out)],
+                                               args.timeout, cwd, env)
+                shutil.rmtree(out, ignore_errors=True)
+                cells.append(f"depth {d:>3}: {cpu:6.2f} s CPU {wall:6.2f} s wall {mib:6.0f} MiB "
+                             f"rc {rc}")
+            print(f"{kind:5s} {target:7s} " + f"\n{'':14s}".join(cells), flush=True)
 
 
 if __name__ == "__main__":
