@@ -1,7 +1,8 @@
 """Release check: >= 10,000 malformed inputs, classified (issue 18).
 
 Each case (``tests/fuzzing.py``: mutated designs, catalog parts, rates, prices, raw
-bytes, command-line arguments) runs in a forked child of a warm parent, with a CPU-time
+bytes, command-line arguments; ``tests/fuzz_surfaces.py``: inventory dumps, sweep grids,
+export options and design names, price files through ``--prices``, ``infra new``) runs in a forked child of a warm parent, with a CPU-time
 limit (``--timeout``, RLIMIT_CPU: the work a case does, whatever the machine's load),
 a wall-clock backstop for cases that block without working (``--wall-timeout``, e.g. a
 read from a FIFO; SIGKILL) and a memory cap (RLIMIT_AS; a MemoryError counts as ``e``
@@ -10,9 +11,10 @@ the slowest cases, and the cases that are not ``a`` or ``n``.
 
 Usage::
 
-    nice -n 10 python benchmarks/fuzz_run.py --cases 10000 --workers 2 --json out.json
+    nice -n 19 python benchmarks/fuzz_run.py --cases 10000 --surface-cases 3000 \
+        --workers 2 --json out.json
 
-Cases are split evenly over the families; ``--max-minutes`` stops early (the counts say
+Cases are split evenly over the families (class ``s``: a security finding); ``--max-minutes`` stops early (the counts say
 how many ran) and ``--skip N`` resumes such a run after its first N cases.
 """
 
@@ -33,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import fuzzing  # noqa: E402
 
-CLASSES = "abcdefn"
+CLASSES = "abcdefns"
 
 
 def _child(case, work: Path, cat: Path, fd: int, mem_bytes: int, cpu_s: float) -> None:
@@ -55,7 +57,10 @@ def _child(case, work: Path, cat: Path, fd: int, mem_bytes: int, cpu_s: float) -
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--cases", type=int, default=10_000)
+    ap.add_argument("--cases", type=int, default=10_000,
+                    help="cases over the design, part, rates, prices, bytes and cli families")
+    ap.add_argument("--surface-cases", type=int, default=3_000,
+                    help="cases over inventory, sweep, export, pricefile and new (issue 31)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=10.0, help="CPU seconds per case")
     ap.add_argument("--wall-timeout", type=float, default=120.0,
@@ -78,9 +83,24 @@ def main() -> None:
     import infra.reports.writer  # noqa: F401
 
     base = Path(tempfile.mkdtemp(prefix="fuzz-run-"))
+    os.environ["INFRA_CATALOG_CACHE"] = str(base / "catalog-cache")  # never the user's
+    os.environ["XDG_CACHE_HOME"] = str(base / "xdg-cache")
     cats = [fuzzing.catalog_copy(base / f"cat{i}") for i in range(args.workers)]
     per = -(-args.cases // len(fuzzing.FAMILIES))
-    queue = [(f, s) for s in range(per) for f in fuzzing.FAMILIES][args.skip: args.cases]
+    classic = [(f, s) for s in range(per) for f in fuzzing.FAMILIES][: args.cases]
+    per_s = -(-args.surface_cases // len(fuzzing.SURFACE_FAMILIES))
+    surface = [(f, s) for s in range(per_s)
+               for f in fuzzing.SURFACE_FAMILIES][: args.surface_cases]
+    # interleaved (one surface case after every few classic ones), so a run stopped by
+    # --max-minutes has covered both in proportion
+    step = max(1, len(classic) // max(1, len(surface)))
+    queue: list[tuple[str, int]] = []
+    for i in range(max(len(classic), len(surface) * step)):
+        if i < len(classic):
+            queue.append(classic[i])
+        if i % step == step - 1 and i // step < len(surface):
+            queue.append(surface[i // step])
+    queue = queue[args.skip:]
     counts: Counter = Counter()
     cpu_times: list[tuple] = []
     bad: list[dict] = []
@@ -161,7 +181,7 @@ def _print(counts: Counter, done: int, elapsed: float, bad: list[dict]) -> None:
     print(f"{done:,} cases in {elapsed:.0f} s")
     print("| family | " + " | ".join(CLASSES) + " | total |")
     print("|---|" + "---:|" * (len(CLASSES) + 1))
-    for fam in fuzzing.FAMILIES + ("all",):
+    for fam in fuzzing.FAMILIES + fuzzing.SURFACE_FAMILIES + ("all",):
         row = [sum(n for (f, k), n in counts.items() if k == c and fam in (f, "all"))
                for c in CLASSES]
         print(f"| {fam} | " + " | ".join(f"{n:,}" for n in row) + f" | {sum(row):,} |")

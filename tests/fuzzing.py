@@ -15,6 +15,7 @@ d      exit 0 with a non-finite figure, or 0 GPUs, in the JSON written
 e      over the time limit (or memory limit) - set by the forking runner
 f      a temporary file or a report left after a failed run, or an unreadable JSON
 n      exit 0, the output is valid and finite
+s      a security finding (surface families, see ``fuzz_surfaces.py``)
 =====  =======================================================================
 """
 
@@ -46,6 +47,7 @@ TAGS = ["!!bool maybe", "!!float abc", "!!int 0x", "!!binary aGk=", "!!set {a}",
         "!!python/object/apply:os.system ['true']", "!!timestamp 2020-13-45", "!mine x",
         "2020-13-45", '!!float ""']
 FAMILIES = ("design", "part", "rates", "prices", "bytes", "cli")
+SURFACE_FAMILIES = ("inventory", "sweep", "export", "pricefile", "new")  # fuzz_surfaces.py
 
 
 @dataclass
@@ -56,6 +58,7 @@ class Case:
     target: str  # the file the case is about (its name must appear in an error)
     files: dict[str, bytes] = field(default_factory=dict)  # relative path -> content
     catalog_file: str | None = None  # a part file replaced inside the catalog copy
+    extra: dict | None = None  # surface cases: symbolic links and FIFOs to plant
 
 
 # ----------------------------------------------------------------------------- tree ops
@@ -193,6 +196,10 @@ def _dump(data: Any) -> bytes:
 
 def make_case(family: str, seed: int) -> Case:
     """The case ``seed`` of ``family`` (deterministic)."""
+    if family in SURFACE_FAMILIES:
+        import fuzz_surfaces
+
+        return fuzz_surfaces.make_surface_case(family, seed, Case)
     rnd = random.Random(f"{family}:{seed}")
     if family == "design":
         src = rnd.choice(DESIGNS)
@@ -316,25 +323,32 @@ def _reject_constant(name: str):
 
 
 def classify(case: Case, exit_code: int, output: str, exception: BaseException | None,
-             work: Path) -> Outcome:
-    """Name the outcome of one run (see the module docstring)."""
+             work: Path, before: set | None = None) -> Outcome:
+    """Name the outcome of one run (see the module docstring); ``before``: the files that
+    were there before the run (a surface case's planted inputs)."""
     out = work / "out"
-    leftovers = [p for p in work.rglob(".*.tmp")]
+    leftovers = [p for p in work.rglob(".*.tmp") if "secret" not in p.parts]
     if exception is not None and not isinstance(exception, SystemExit):
         return Outcome("c", exit_code, f"{type(exception).__name__}: {exception}"[:300])
     if "Traceback" in output or exit_code not in (0, 2):
         return Outcome("c", exit_code, output[-300:])
     if leftovers:
         return Outcome("f", exit_code, f"left {leftovers[0].name}")
-    reports = sorted(p for p in out.rglob("*.json")) if out.exists() else []
+    reports = (sorted(p for p in out.rglob("*.json")) if out.is_dir() and not out.is_symlink()
+               else [])
     if exit_code == 2:
-        written = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
+        written = ([p for p in out.rglob("*") if p.is_file()] if out.is_dir()
+                   and not out.is_symlink() else [])
+        if before is not None:
+            written = [p for p in work.rglob("*") if (p.is_file() or p.is_symlink())
+                       and p not in before and "secret" not in p.parts]
         if written and case.op.split(":")[0] != "report-dir":
             return Outcome("f", 2, f"failed run left {written[0].name}")
         first = next((ln for ln in output.splitlines() if ln.startswith(("error:", "Error:"))),
                      "")
         named = (not case.target or Path(case.target).name in output
-                 or first.startswith("Error:"))  # click's usage errors name the option
+                 or first.startswith("Error:")  # click's usage errors name the option
+                 or any(a.startswith("--") and a in first for a in case.args))
         if not first or not named or len(output) > 1000:
             return Outcome("b", 2, output[:300])
         return Outcome("a", 2, first[:200])
@@ -364,6 +378,10 @@ def run_case(case: Case, work: Path, catalog_copy: Path | None = None) -> Outcom
     from infra.cli.main import cli
     from infra.models import catalog as catalog_mod
 
+    if case.family in SURFACE_FAMILIES:
+        import fuzz_surfaces
+
+        return fuzz_surfaces.run_surface(case, work)
     args = prepare(case, work, catalog_copy)
     if case.catalog_file:
         catalog_mod._load.cache_clear()

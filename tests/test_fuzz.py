@@ -2,8 +2,9 @@
 
 Never a traceback or internal error (c), a non-finite figure or 0 GPUs on exit 0 (d), a
 case over 10 s (e), a temporary file or report left by a failed run, or a corrupt JSON
-(f). Seeded (derandomized), 48 cases over the six families of ``tests/fuzzing.py``;
-``benchmarks/fuzz_run.py`` runs the same generator on >= 10,000 cases.
+(f), nor a security finding (s) on the newer surfaces. Seeded (derandomized), 48 cases
+over the six families of ``tests/fuzzing.py`` and 30 over the five of
+``tests/fuzz_surfaces.py``; ``benchmarks/fuzz_run.py`` runs the same generators on >= 13,000.
 """
 
 from __future__ import annotations
@@ -36,7 +37,20 @@ def test_mutated_inputs_are_handled(catalog_copy, family, seed):
     assert outcome.seconds < CASE_SECONDS, (family, seed, case.op, outcome.seconds)
 
 
-@pytest.mark.parametrize("family", fuzzing.FAMILIES)
+@settings(max_examples=30, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(family=st.sampled_from(fuzzing.SURFACE_FAMILIES), seed=st.integers(0, 10**6))
+def test_hostile_surface_inputs_are_handled(family, seed):
+    """Inventory dumps, sweep grids, export options, --prices files and ``infra new``
+    (issue 31): never c, d, e, f, nor a security finding (s)."""
+    case = fuzzing.make_case(family, seed)
+    with tempfile.TemporaryDirectory() as work:
+        outcome = fuzzing.run_case(case, Path(work))
+    assert outcome.klass not in "cdefs", (family, seed, case.op, case.args, outcome)
+    assert outcome.seconds < CASE_SECONDS, (family, seed, case.op, outcome.seconds)
+
+
+@pytest.mark.parametrize("family", fuzzing.FAMILIES + fuzzing.SURFACE_FAMILIES)
 def test_each_family_produces_cases(family):
     ops = {fuzzing.make_case(family, s).op.split(":")[0] for s in range(30)}
     assert len(ops) >= 3, ops  # the generator really varies its mutations
