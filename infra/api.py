@@ -247,7 +247,8 @@ def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None
                train: str | None = None, tokens: float | None = None, days: float | None = None,
                skus=(), cooling: str | None = None, objectives: str | None = None,
                families=(), catalog: Catalog | None = None, workers: int = 1,
-               dask: bool = False, scheduler: str | None = None):
+               dask: bool = False, scheduler: str | None = None,
+               oversubscriptions=(1.0, 2.0), every_count: bool = False):
     """Candidate designs within a budget and their Pareto front (``infra synthesize``).
 
     Parameters
@@ -260,6 +261,8 @@ def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None
     families : only these families (shipped design stems, e.g. ``"dgx_h100_su"``)
     objectives : e.g. ``"days:min,capex:min"``
     workers, dask, scheduler : the sweep executors that run the candidates' analyses
+    oversubscriptions : first fabric tier's down : up ratios tried in every family
+    every_count : try each block count (default: every count to 8, then about 1.4x apart)
 
     Returns
     -------
@@ -279,7 +282,8 @@ def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None
 
     return _synthesize(Budget(power_mw, capex_usd, gpus, train, tokens, days), skus=tuple(skus),
                        cooling=cooling, objectives=objectives, only=tuple(families),
-                       catalog=catalog, workers=workers, dask=dask, scheduler=scheduler)
+                       catalog=catalog, workers=workers, dask=dask, scheduler=scheduler,
+                       oversubscriptions=tuple(oversubscriptions), every_count=every_count)
 
 
 def frame(rows: list[dict[str, Any]]):

@@ -38,7 +38,8 @@ def test_dgx_superpod_h100_reference_counts(sus, spines):
     16 spines for 1 / 2 / 3 / 4 SU, non-blocking QM9700. The family's candidate at that
     GPU count (32 DGX H100 = 256 GPUs per SU) has exactly those counts; leaf-to-spine links
     = leaves x 32 uplinks."""
-    r = synthesize(Budget(power_mw=10, gpus=256 * sus), only=("dgx_h100_su",))
+    r = synthesize(Budget(power_mw=10, gpus=256 * sus), only=("dgx_h100_su",),
+                   oversubscriptions=(1.0,))  # the RA's fabric is non-blocking
     (row,) = r.front_rows()
     assert row["blocks"] == sus and row["gpus"] == 256 * sus
     assert (row["leaf_switches"], row["spine_switches"], row["core_switches"]) == (8 * sus, spines, 0)
@@ -52,7 +53,8 @@ def test_superpod_transceivers_differ_by_one_dgx():
     from infra.analysis.summary import analyze_file
 
     ref = analyze_file(DESIGNS / "dgx_h100_superpod.yaml").metrics()
-    (row,) = synthesize(Budget(power_mw=10, gpus=1016), only=("dgx_h100_su",)).front_rows()
+    (row,) = synthesize(Budget(power_mw=10, gpus=1016), only=("dgx_h100_su",),
+                        oversubscriptions=(1.0,)).front_rows()
     assert row["transceivers"] == ref["transceivers"] + 8
     assert (row["leaf_switches"], row["spine_switches"]) == (ref["leaf_switches"],
                                                              ref["spine_switches"])
@@ -110,3 +112,26 @@ def test_reports_chart_the_front(run_cli, tmp_path):
     page = (out / "synthesis.html").read_text()
     assert page.count("<circle") == len(front) and "Rejected families" in page
     assert run_cli("synthesize", "--power-mw", "1", "--report", "html").exit_code == 2
+
+
+def test_oversubscription_is_searched_within_a_family():
+    """One SU of DGX H100 at 1:1 and at 2:1: the 2:1 candidate has half the leaf uplinks
+    (8 leaves x 16 = 128 = 2 spines of 64 ports, against 4), costs less, and its design
+    file says so; on gpus:max, capex:min it dominates the non-blocking one."""
+    r = synthesize(Budget(power_mw=10, gpus=256), only=("dgx_h100_su",),
+                   oversubscriptions=(1.0, 2.0), objectives="gpus:max,capex:min")
+    rows = {row["leaf_oversubscription"]: row for row in r.rows if row["status"] == "ok"}
+    assert set(rows) == {1.0, 2.0}
+    assert [row["leaf_oversubscription"] for row in r.front_rows()] == [2.0]
+    assert (rows[1.0]["spine_switches"], rows[2.0]["spine_switches"]) == (4, 2)
+    assert rows[2.0]["capex_usd"] < rows[1.0]["capex_usd"]
+    i = next(i for i in r.front if r.rows[i]["leaf_oversubscription"] == 2.0)
+    assert r.designs[i]["fabrics"]["compute"]["tiers"][0]["oversubscription"] == 2.0
+    assert r.search["enumerated"] == r.search["pruned_by_bounds"] + r.search["analysed"]
+
+
+def test_bad_oversubscription_is_an_input_error():
+    from infra.errors import InfraError
+
+    with pytest.raises(InfraError, match="each must be 1 to 16"):
+        synthesize(Budget(power_mw=1), only=("dgx_h100_su",), oversubscriptions=(0.5,))

@@ -30,6 +30,10 @@ from infra.cli.params import FiniteFloat
                    "gpus:max,capex:min,power:min).")
 @click.option("--top", type=click.IntRange(1, 10**6), default=None,
               help="Write and show the first K front designs (by the first objective).")
+@click.option("--oversubscription", "oversub", default="1,2", show_default=True,
+              help="First fabric tier's down:up ratios tried in every family, e.g. 1,2,3.")
+@click.option("--every-count", is_flag=True,
+              help="Try each block count (default: each to 8, then about 1.4x apart).")
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
               help="Local worker processes for the candidates' analyses.")
 @click.option("--dask", is_flag=True, help="Run the analyses on a local Dask cluster.")
@@ -41,7 +45,8 @@ from infra.cli.params import FiniteFloat
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=None,
               help="Write the front designs (YAML), synthesis.json and synthesis.csv here.")
 def synthesize(power_mw, capex_usd, gpus, train_model, tokens, days, skus, cooling, families,
-               objectives, top, workers, dask, scheduler, fmt, reports, outdir) -> None:
+               objectives, top, oversub, every_count, workers, dask, scheduler, fmt, reports,
+               outdir) -> None:
     """Candidate designs within a budget, the Pareto front, and why the rest were rejected."""
     from infra.api import synthesize as run
     from infra.reports.synthesis_report import render_synthesis, write_synthesis
@@ -51,9 +56,17 @@ def synthesize(power_mw, capex_usd, gpus, train_model, tokens, days, skus, cooli
 
         raise InfraError("--train and --tokens go together",
                          hint="e.g. --train llama-3-405b --tokens 15e12")
+    try:
+        ratios = tuple(float(x) for x in oversub.split(",") if x.strip())
+    except ValueError:
+        from infra.errors import InfraError
+
+        raise InfraError(f"--oversubscription {oversub!r}: give ratios separated by commas",
+                         hint="e.g. --oversubscription 1,2,3") from None
     r = run(power_mw=power_mw, capex_usd=capex_usd, gpus=gpus, train=train_model,
             tokens=tokens, days=days, skus=skus, cooling=cooling, objectives=objectives,
-            families=families, workers=workers, dask=dask, scheduler=scheduler)
+            families=families, workers=workers, dask=dask, scheduler=scheduler,
+            oversubscriptions=ratios, every_count=every_count)
     click.echo(render_synthesis(r, fmt, top), nl=False)
     if reports and outdir is None:
         from infra.errors import InfraError

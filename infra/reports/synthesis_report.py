@@ -21,10 +21,16 @@ def render_synthesis(result, fmt: str, top: int | None = None) -> str:
     b = d["budget"]
     head = (f"Budget {b['power_mw']:g} MW" + (f", ${b['capex_usd']:,.0f}" if b["capex_usd"] else "")
             + (f", {b['train_model']} on {b['tokens']:.3g} tokens" if b["train_model"] else ""))
-    view = [{k: r[k] for k in ("design", "gpus", "facility_power_mw", "capex_usd", "train_days",
-                               "train_facility_energy_mwh") if k in r} for r in rows]
-    out = [head, f"  {d['evaluated']} candidates analysed, {len(d['front'])} on the front "
-                 f"({', '.join(f'{k} {v}' for k, v in result.objectives.items())})", table(view)]
+    view = [{k: r[k] for k in ("design", "gpus", "leaf_oversubscription", "facility_power_mw",
+                               "capex_usd", "train_days", "train_facility_energy_mwh") if k in r}
+            for r in rows]
+    s = d.get("search") or {}
+    space = (f"  {s['enumerated']:,} candidates in the search space, {s['pruned_by_bounds']:,} "
+             f"({s['pruned_by_bounds'] / max(1, s['enumerated']):.0%}) cut by bounds before "
+             "analysis\n" if s else "")
+    out = [head, f"{space}  {d['evaluated']:,} candidates analysed, {len(d['front'])} on the "
+                 f"front ({', '.join(f'{k} {v}' for k, v in result.objectives.items())})",
+           table(view)]
     if result.rejected:
         out.append("\nRejected families:")
         out.extend(f"  - {r['family']} ({r['gpu']}): {r['reason']}" for r in result.rejected)

@@ -59,29 +59,51 @@ def load_family(name: str, block: str, catalog, book) -> Family:
                   "liquid" if a.cooling.liquid_kw > 0 else "air")
 
 
-def with_count(data: dict, block: str, n: int, tiers: int | None = None) -> dict:
+def leaf_paths(data: dict) -> list[str]:
+    """Sweep paths of the first-tier oversubscription of every switched fabric of two or
+    more tiers (the ratio synthesis varies within a family)."""
+    return [f"fabrics.{name}.tiers[0].oversubscription"
+            for name, f in sorted((data.get("fabrics") or {}).items())
+            if f.get("kind") != "single_switch" and len(f.get("tiers") or []) >= 2]
+
+
+def with_count(data: dict, block: str, n: int, tiers: int | None = None,
+               oversubscription: float | None = None) -> dict:
     """The family's design data with its block built ``n`` times; ``tiers=3`` adds a
-    non-blocking core tier (the spine's switch and media) to every two-tier fabric."""
+    non-blocking core tier (the spine's switch, port speed and media) to every two-tier fabric;
+    ``oversubscription`` sets the first tier's down : up ratio of every switched fabric."""
     d = copy.deepcopy(data)
     d["build"] = {block: n}
+    if oversubscription is not None:
+        for name in leaf_paths(d):
+            tier0 = d["fabrics"][name.split(".")[1]]["tiers"][0]
+            if oversubscription == 1:
+                tier0.pop("oversubscription", None)
+            else:
+                tier0["oversubscription"] = oversubscription
     if tiers == 3:
         for f in (d.get("fabrics") or {}).values():
             t = f.get("tiers") or []
             if len(t) == 2:
                 spine = t[1]
                 t.append({"role": "core", "switch": spine["switch"],
+                          **({"port_gbit_s": spine["port_gbit_s"]} if "port_gbit_s" in spine
+                             else {}),
                           **({"down": copy.deepcopy(spine["down"])} if "down" in spine else {})})
     return d
 
 
-def ladder(limit: int) -> list[int]:
-    """Counts tried up to ``limit``: every count to 8, then about 1.4x apart, and the limit.
+def ladder(limit: int, every: bool = False) -> list[int]:
+    """Counts tried up to ``limit``: every count to 8, then about 1.4x apart, and the limit
+    (``every``: each count).
 
     Examples
     --------
     >>> ladder(40)
     [1, 2, 3, 4, 5, 6, 7, 8, 11, 16, 23, 32, 40]
     """
+    if every:
+        return list(range(1, limit + 1))
     out = list(range(1, min(limit, 8) + 1))
     x = 8.0
     while True:
@@ -94,4 +116,5 @@ def ladder(limit: int) -> list[int]:
     return sorted(set(out))
 
 
-__all__ = ["DESIGNS", "FAMILIES", "Family", "ladder", "load_family", "with_count"]
+__all__ = ["DESIGNS", "FAMILIES", "Family", "ladder", "leaf_paths", "load_family",
+           "with_count"]

@@ -7,15 +7,17 @@ from typing import Any
 
 import yaml
 
-FRONT_COLUMNS = ("family", "gpu", "blocks", "gpus", "cooling", "fabric_tiers", "leaf_switches",
+FRONT_COLUMNS = ("family", "gpu", "blocks", "leaf_oversubscription", "gpus", "cooling", "fabric_tiers", "leaf_switches",
                  "spine_switches", "core_switches", "it_power_mw", "facility_power_mw",
                  "capex_usd", "capex_is_lower_bound", "train_parallelism", "train_mfu_fraction",
                  "train_days", "train_facility_energy_mwh", "train_usd_per_run")
 
 
 def design_name(row: dict) -> str:
-    """File stem of a front design: ``<family>-x<blocks>``."""
-    return f"{row['family']}-x{row['blocks']}"
+    """File stem of a front design: ``<family>-x<blocks>``, ``-os<ratio>`` where the first
+    fabric tier is over-subscribed."""
+    o = row.get("leaf_oversubscription") or 1
+    return f"{row['family']}-x{row['blocks']}" + (f"-os{o:g}" if o != 1 else "")
 
 
 def design_text(result, index: int) -> str:
@@ -26,7 +28,9 @@ def design_text(result, index: int) -> str:
     data["name"] = f"{data.get('name', row['family'])} x {row['blocks']} (synthesized)"
     b = result.budget
     lines = [f"# Synthesized by `infra synthesize` from designs/{row['family']}.yaml, its "
-             f"block built {row['blocks']} times.",
+             f"block built {row['blocks']} times"
+             + (f", first fabric tier {row['leaf_oversubscription']:g}:1 over-subscribed"
+                if (row.get("leaf_oversubscription") or 1) != 1 else "") + ".",
              f"# Budget: {b.power_mw:g} MW facility"
              + (f", ${b.capex_usd:,.0f} capex" if b.capex_usd is not None else "")
              + (f", at least {b.gpus:,} GPUs" if b.gpus else "")
@@ -34,7 +38,7 @@ def design_text(result, index: int) -> str:
              + (f" in at most {b.days:g} days" if b.days else "") + ".",
              "# Objectives: " + ", ".join(f"{k} {v}" for k, v in result.objectives.items()) + ".",
              "# Figures at synthesis: " + ", ".join(
-                 f"{k} {row[k]}" for k in FRONT_COLUMNS[3:] if row.get(k) is not None) + "."]
+                 f"{k} {row[k]}" for k in FRONT_COLUMNS[4:] if row.get(k) is not None) + "."]
     return "\n".join(lines) + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=False)
 
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from infra.errors import InfraError
-from infra.synthesis.families import FAMILIES, Family, ladder, load_family, with_count
+from infra.synthesis.families import (FAMILIES, Family, ladder, leaf_paths, load_family,
+                                     with_count)
 
 OBJECTIVE_NAMES = {"days": "train_days", "capex": "capex_usd", "power": "facility_power_mw",
                    "gpus": "gpus", "mwh": "train_facility_energy_mwh",
@@ -42,6 +43,7 @@ class SynthesisResult:
     objectives: dict[str, str]
     front: list[int] = field(default_factory=list)  # indices into rows
     designs: dict[int, dict] = field(default_factory=dict)  # row index -> design data
+    search: dict[str, int] = field(default_factory=dict)  # enumerated, pruned, analysed
 
     def front_rows(self) -> list[dict[str, Any]]:
         return [self.rows[i] for i in self.front]
@@ -53,7 +55,8 @@ class SynthesisResult:
                 "objectives": self.objectives, "front": self.front_rows(),
                 "rejected": self.rejected, "candidates": self.rows,
                 "evaluated": sum(1 for r in self.rows if r.get("status") != "pruned"),
-                "pruned": sum(1 for r in self.rejected if r.get("stage") == "bound")}
+                "pruned": sum(1 for r in self.rejected if r.get("stage") == "bound"),
+                "search": self.search}
 
 
 def parse_objectives(text: str | None, training: bool) -> dict[str, str]:
@@ -76,10 +79,15 @@ def parse_objectives(text: str | None, training: bool) -> dict[str, str]:
 def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | None = None,
                objectives: str | None = None, families=FAMILIES, only: tuple[str, ...] = (),
                catalog=None, book=None, workers: int = 1, dask: bool = False,
-               scheduler: str | None = None, progress=None) -> SynthesisResult:
+               scheduler: str | None = None, progress=None,
+               oversubscriptions: tuple[float, ...] = (1.0, 2.0),
+               every_count: bool = False) -> SynthesisResult:
     """Candidates, bounds, full analyses, the budget check and the Pareto front
-    (``only``: family names to keep, e.g. ``("dgx_h100_su",)``). The full analyses run on
-    the sweep executors (``workers`` local processes, or Dask with ``dask``/``scheduler``)."""
+    (``only``: family names to keep, e.g. ``("dgx_h100_su",)``). Within a family the
+    block count and the first fabric tier's oversubscription (``oversubscriptions``) vary;
+    counts run over :func:`~infra.synthesis.families.ladder` (``every_count``: each
+    count). The full analyses run on the sweep executors (``workers`` local processes, or
+    Dask with ``dask``/``scheduler``)."""
     from infra.models.catalog import load_catalog
     from infra.models.prices import load_prices
     from infra.sweeps.pareto import pareto_front
@@ -106,11 +114,18 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
     rejected: list[dict] = []
     designs: dict[int, dict] = {}
     run = {"workers": workers, "dask": dask, "scheduler": scheduler, "progress": progress}
+    if not oversubscriptions or any(not 1 <= o <= 16 for o in oversubscriptions):
+        raise InfraError(f"oversubscriptions {list(oversubscriptions)}: each must be 1 to 16",
+                         hint="e.g. --oversubscription 1,2 (1: non-blocking, 2: 2:1)")
+    space = pruned = 0
     for f in fam:
-        counts, why = _counts(f, budget, arch, fw)
+        counts, why, total = _counts(f, budget, arch, fw, every_count)
+        variants = len(oversubscriptions) if leaf_paths(f.data) else 1
+        space += total * variants
+        pruned += (total - len(counts)) * variants
         if why:
             rejected.append({"family": f.name, "gpu": f.gpu, "stage": "bound", "reason": why})
-        for row, data in _evaluate_all(f, counts, budget, run):
+        for row, data in _evaluate_all(f, counts, budget, run, oversubscriptions):
             if data is not None:
                 designs[len(rows)] = data
             rows.append(row)
@@ -124,11 +139,16 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
         if mine and not any(r.get("status") == "ok" for r in mine):
             rejected.append({"family": f.name, "gpu": f.gpu, "stage": "analysis",
                              "reason": mine[0].get("reason", "no candidate fits")})
-    return SynthesisResult(budget, rows, rejected, obj, list(front), designs)
+    return SynthesisResult(budget, rows, rejected, obj, list(front), designs,
+                           {"enumerated": space, "pruned_by_bounds": pruned,
+                            "analysed": space - pruned})
 
 
-def _counts(f: Family, b: Budget, arch, fw) -> tuple[list[int], str | None]:
-    """The counts worth a full analysis, and the bound that cut the rest (if any)."""
+def _counts(f: Family, b: Budget, arch, fw,
+            every: bool = False) -> tuple[list[int], str | None, int]:
+    """The counts worth a full analysis, the bound that cut the rest (if any), and how
+    many counts the search space holds: the ladder up to what the facility power allows,
+    or to the count needed where that is larger."""
     limits = [("power", b.power_mw * 1000 / f.facility_kw_per_block,
                f"{f.facility_kw_per_block / 1000:.3f} MW facility per block")]
     if b.capex_usd is not None and f.capex_per_block:
@@ -148,14 +168,19 @@ def _counts(f: Family, b: Budget, arch, fw) -> tuple[list[int], str | None]:
         state_gb = model_figures(arch).params * state_bytes_per_param(fw) / 1e9
         per_block = f.gpus_per_block * f.hbm_gb_per_gpu * fw.hbm_usable_fraction
         need = max(need, math.ceil(state_gb / per_block))
+    power_top = math.floor(limits[0][1] + 1e-9)
+    total = len(ladder(max(power_top, need, 1), every))
+    if b.capex_usd is not None and not f.capex_per_block:
+        return [], ("capex unknown (unpriced): cannot be checked against the budget (price "
+                    "it with --prices)"), total
     if top < need:
         what = (f"{need} block(s) needed ({f.gpus_per_block * need:,.0f} x {f.gpu}) but "
                 f"{kind} allows {top} ({per})")
-        return [], what
-    counts = [n for n in ladder(top) if n >= need] or [need]
+        return [], what, total
+    counts = [n for n in ladder(top, every) if n >= need] or [need]
     if b.gpus:
         counts = [need]
-    return counts, None
+    return counts, None, max(total, len(counts))
 
 
 ROW_KEYS = ("gpus", "fabric_tiers", "leaf_switches", "spine_switches", "core_switches",
@@ -166,39 +191,66 @@ ROW_KEYS = ("gpus", "fabric_tiers", "leaf_switches", "spine_switches", "core_swi
             "train_usd_per_million_tokens", "train_note")
 
 
-def _evaluate_all(f: Family, counts: list[int], b: Budget, run: dict):
-    """(row, design data) of every count: one sweep over the block count (two fabric
-    tiers), then one over the counts two tiers cannot reach, with a third tier."""
+def _evaluate_all(f: Family, counts: list[int], b: Budget, run: dict,
+                  oversubs: tuple[float, ...] = (1.0,)):
+    """(row, design data) of every count and leaf oversubscription: one sweep over them
+    (two fabric tiers), then one over what two tiers cannot reach, with a third tier."""
     from infra.sweeps import sweep
 
     if not counts:
         return []
-    found: dict[int, tuple[dict, dict | None]] = {}
-    todo = counts
+    paths = leaf_paths(f.data)
+    ratios = list(oversubs) if paths else [None]
+    want = [(n, o) for n in counts for o in ratios]
+    found: dict[tuple, tuple[dict, dict | None]] = {}
+    todo = want
     for tiers in (None, 3):
         data = with_count(f.data, f.block, 1, tiers)
-        grid = {"parameters": {"blocks": {"path": f"build.{f.block}", "values": todo}}}
+        ns = sorted({n for n, _ in todo})
+        params = {"blocks": {"path": f"build.{f.block}", "values": ns}}
+        os_ = sorted({o for _, o in todo if o is not None})
+        if paths:
+            params["leaf_oversubscription"] = {"path": paths, "values": os_}
+        grid = {"parameters": params}
         if b.train_model:
             grid["train"] = {"model": b.train_model, "tokens": b.tokens or 1.0}
         res = sweep(_base_file(f, data, tiers), grid, **run)
         again = []
-        for n, r in zip(todo, res.rows):
-            reason = r.get("error") or ""
-            if r["status"] != "ok" and tiers is None and "reach at most" in reason:
-                again.append(n)
+        for r in res.rows:
+            key = (r["blocks"], r.get("leaf_oversubscription") if paths else None)
+            if key not in todo:
                 continue
-            row = {"family": f.name, "gpu": f.gpu, "blocks": n, "cooling": f.cooling}
+            n, o = key
+            reason = r.get("error") or ""
+            if r["status"] != "ok" and tiers is None and _needs_a_tier(reason):
+                again.append(key)
+                continue
+            row = {"family": f.name, "gpu": f.gpu, "blocks": n, "cooling": f.cooling,
+                   "leaf_oversubscription": o or 1.0}
             if r["status"] != "ok":
-                found[n] = ({**row, "status": "rejected", "reason": reason.split(" (")[0][-200:]},
-                            None)
+                found[key] = ({**row, "status": "rejected", "reason": _reason(reason)}, None)
                 continue
             row.update({k: r.get(k) for k in ROW_KEYS if k in r})
             row["status"], row["reason"] = _check(row, b)
-            found[n] = (row, with_count(f.data, f.block, n, tiers))
+            found[key] = (row, with_count(f.data, f.block, n, tiers, o))
         todo = again
         if not todo:
             break
-    return [found[n] for n in counts if n in found]
+    return [found[k] for k in want if k in found]
+
+
+def _needs_a_tier(reason: str) -> bool:
+    """The two-tier build failed only for want of a third tier."""
+    return "reach at most" in reason or "add a tier" in reason
+
+
+def _reason(error: str) -> str:
+    """A sweep row's error without the (temporary) file and line it names, at most 200
+    characters: ``/tmp/x.yaml:25: fabrics.compute.tiers: tier 2 ...`` -> ``fabrics...``."""
+    head, sep, rest = error.partition(": ")
+    if sep and (head.endswith(".yaml") or ".yaml:" in head):
+        error = rest
+    return error if len(error) <= 200 else error[:199] + "\u2026"
 
 
 def _base_file(f: Family, data: dict, tiers: int | None):
