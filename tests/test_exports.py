@@ -442,12 +442,17 @@ def test_netbox_device_types_and_bundle_superpod():
     ({"colour": "green"}, "not in the devicetype-library schema"),
     ({"interfaces": [{"name": "p0", "type": "osfp-800"}]}, "not a NetBox interface type"),
     ({"interfaces": [{"name": "p0", "type": "other"}, {"name": "p0", "type": "other"}]}, "repeats"),
+    ({"power-ports": []}, "no power source"),
+    ({"power-ports": [{"name": "PSU1", "type": "c20"}]}, "not a NetBox power-port type"),
+    ({"power-ports": [{"name": "PSU1", "type": "other", "maximum_draw": 0.5}]}, "maximum_draw"),
+    ({"slug": "nv-x"}, "start with the manufacturer 'nvidia'"),
+    ({"model": "Y"}, "end with the model 'y'"),
 ])
 def test_netbox_device_type_checker_rejects(change, fragment):
     from infra.exports.netbox_check import check_device_type
 
     dt = {"manufacturer": "NVIDIA", "model": "X", "slug": "nvidia-x", "u_height": 1,
-          "is_full_depth": True}
+          "is_full_depth": True, "power-ports": [{"name": "PWR", "type": "other"}]}
     check_device_type(dt)
     with pytest.raises(ExportError, match=fragment):
         check_device_type({**dt, **change})

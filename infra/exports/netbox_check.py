@@ -3,8 +3,11 @@
 Required ``manufacturer, model, slug, u_height, is_full_depth``; no other top-level key
 than the schema's (``additionalProperties: false``); ``slug`` matches
 ``^[-a-z0-9_]+$``; ``u_height`` a multiple of 0.5; ``part_number`` at most 50
-characters; ``weight`` and ``weight_unit`` together; interfaces with unique names and a
-``type`` NetBox knows (the subset this exporter writes).
+characters; ``weight`` and ``weight_unit`` together; interfaces and power ports with unique
+names and a ``type`` NetBox knows (the subset this exporter writes), ``maximum_draw`` an
+integer >= 1. And the library's CI rules (``tests/device_types.py``): a power source
+(``power-ports``, or ``is_powered: false``), the slug starting with the slugified
+manufacturer and ending with the slugified model.
 
 Examples
 --------
@@ -30,6 +33,7 @@ INTERFACE_TYPES = {
     "1000base-t", "10gbase-x-sfpp", "25gbase-x-sfp28", "100gbase-x-qsfp28", "200gbase-x-qsfp56",
     "400gbase-x-qsfp112", "400gbase-x-osfp", "800gbase-x-osfp", "1.6tbase-x-osfp1600",
     "infiniband-hdr", "infiniband-ndr", "infiniband-xdr", "other"}
+POWER_PORT_TYPES = {"iec-60320-c14", "iec-60320-c20", "dc-terminal", "hardwired", "other"}
 _SLUG = re.compile(r"^[-a-z0-9_]+$")
 
 
@@ -57,6 +61,22 @@ def check_device_type(dt: dict) -> None:
         raise fail("part_number is limited to 50 characters")
     if ("weight" in dt) != ("weight_unit" in dt):
         raise fail("weight and weight_unit go together")
+    for i, pp in enumerate(dt.get("power-ports", [])):
+        if set(pp) - {"name", "label", "type", "maximum_draw", "allocated_draw", "description"}:
+            raise fail(f"power-ports[{i}] has unknown keys")
+        if pp.get("type") not in POWER_PORT_TYPES:
+            raise fail(f"power-ports[{i}]: type {pp.get('type')!r} is not a NetBox power-port type")
+        draw = pp.get("maximum_draw", 1)
+        if isinstance(draw, bool) or not isinstance(draw, int) or draw < 1:
+            raise fail(f"power-ports[{i}]: maximum_draw must be an integer >= 1")
+    if not dt.get("power-ports") and dt.get("is_powered", True) is not False:
+        raise fail("no power source: the library wants power-ports (or is_powered: false)")
+    from infra.exports.netbox_types import slugify
+
+    maker, model = slugify(str(dt["manufacturer"])), slugify(str(dt["model"]))
+    if not (dt["slug"].startswith(maker) and dt["slug"].endswith(model)):
+        raise fail(f"slug must start with the manufacturer {maker!r} and end with the model "
+                   f"{model!r} (devicetype-library rule)")
     seen = set()
     for i, itf in enumerate(dt.get("interfaces", [])):
         if set(itf) - {"name", "type", "mgmt_only", "label", "description"}:
