@@ -96,10 +96,10 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
                 pngs.wait()
                 done[fmt] = write_markdown(data, path, diagram_files)
             elif fmt == "html":
-                from infra.reports.html_report import design_html, write_html
+                from infra.reports.html_report import write_design_html
 
                 pngs.wait()
-                done[fmt] = write_html(design_html(data, pngs.svgs, sources or []), path)
+                done[fmt] = write_design_html(data, pngs.svgs, sources or [], path)
             elif fmt not in DIAGRAM_FORMATS + ("xlsx",):  # pragma: no cover - click's choices
                 raise ValueError(f"unknown report format {fmt!r}")
         if book is not None:
@@ -126,7 +126,7 @@ class _Pngs:
 
     def __init__(self) -> None:
         self.items: list[tuple[str, Path]] = []
-        self.svgs: list[tuple[str, str, str]] = []  # (stem, title, SVG text) for the HTML page
+        self.svgs: list[tuple[str, str, Path]] = []  # (stem, title, SVG file) for the HTML page
         self.expected = 0
         self.future = None
 
@@ -201,7 +201,7 @@ def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | Non
     def done(out: dict) -> None:
         files.extend(Path(p) for p in out["files"])
         pngs.items += [(t, Path(p)) for t, p in out["pngs"]]
-        pngs.svgs += [tuple(x) for x in out.get("svgs", [])]
+        pngs.svgs += [(stem, title, Path(p)) for stem, title, p in out.get("svgs", [])]
         res.warnings.extend(w for w in dict.fromkeys(out["warnings"]) if w not in res.warnings)
 
     if inline:
@@ -263,8 +263,7 @@ def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
         if embed:
             out["pngs"] += [(d.title, str(p)) for p in paths if p.suffix == ".png"]
         if want_svg:
-            out["svgs"] += [(d.name, d.title, p.read_text(encoding="utf-8")) for p in paths
-                            if p.suffix == ".svg"]
+            out["svgs"] += [(d.name, d.title, str(p)) for p in paths if p.suffix == ".svg"]
     out["warnings"] += warns
     return out
 

@@ -90,7 +90,9 @@ def render_many(jobs: list[tuple], renderer: str | None = None,
     """
     exe = renderer if renderer is not None else find_renderer()
     warnings: list[str] = []
-    images: dict[tuple[int, str], bytes | None] = {}
+    # images are files (cached or freshly rendered), copied to their place one at a time:
+    # a 2,000-layout hall's 200 elevation pages are 170 MB of SVG, never all in memory
+    images: dict[tuple[int, str], Path | None] = {}
     dpis = [tuple(job[3]) if len(job) > 3 else (PNG_DPI, None) for job in jobs]
     jobs = [job[:3] for job in jobs]
     for i, (source, stem, formats) in enumerate(jobs):
@@ -98,82 +100,88 @@ def render_many(jobs: list[tuple], renderer: str | None = None,
             if fmt in IMAGE_FORMATS and exe:
                 images[(i, fmt)] = _cache_get(exe, fmt, source, dpis[i])
     todo = sorted({i for (i, _), data in images.items() if data is None})
-    if todo:
-        fresh, errors = _render_batch(exe, [(i, jobs[i][0], tuple(
-            f for f in jobs[i][2] if images.get((i, f), b"") is None), dpis[i]) for i in todo],
-            workers)
-        for key, data in fresh.items():
-            images[key] = data
-            _cache_put(exe, key[1], jobs[key[0]][0], data, dpis[key[0]])
+    failed: dict = {}
+    with tempfile.TemporaryDirectory(prefix="infra-render-") as tmp:
+        if todo:
+            fresh, failed = _render_batch(exe, [(i, jobs[i][0], tuple(
+                f for f in jobs[i][2] if images.get((i, f), b"") is None), dpis[i])
+                for i in todo], workers, Path(tmp))
+            for key, data in fresh.items():
+                images[key] = data
+                _cache_put(exe, key[1], jobs[key[0]][0], data, dpis[key[0]])
+        out: list[list[Path]] = []
+        for i, (source, stem, formats) in enumerate(jobs):
+            out.append(_place(i, source, stem, formats, exe, images, failed, warnings))
+    if todo:  # after the copies: a pruned cache file may be one of this batch's images
         _cache_prune()
-        failed = errors
-    else:
-        failed = {}
-    out: list[list[Path]] = []
-    for i, (source, stem, formats) in enumerate(jobs):
-        written: list[Path] = []
-        need_dot = "dot" in formats
-        if exe is None and any(f in IMAGE_FORMATS for f in formats):
-            warnings.append(f"{stem.name}: no Graphviz renderer (install 'dot' or "
-                            f"'pip install graphviz-pure'); wrote the DOT file only")
-            need_dot = True
-        for fmt in (f for f in formats if f in IMAGE_FORMATS and exe):
-            path = stem.with_suffix(f".{fmt}")
-            data = images.get((i, fmt))
-            if data is None:
-                warnings.append(f"{path.name}: {Path(exe).name} failed "  # type: ignore[arg-type]
-                                f"({failed.get((i, fmt), 'no output')}); wrote the DOT file instead")
-                need_dot = True
-                continue
-            try:
-                write_atomic(path, lambda tmp, data=data: Path(tmp).write_bytes(data))
-                written.append(path)
-            except OSError as exc:
-                warnings.append(f"{path.name}: cannot write ({exc}); wrote the DOT file instead")
-                need_dot = True
-        if need_dot:
-            written.insert(0, write_text_atomic(stem.with_suffix(".dot"), source))
-        out.append(written)
     return out, warnings
 
 
+def _place(i: int, source: str, stem: Path, formats: tuple[str, ...], exe: str | None,
+           images: dict, failed: dict, warnings: list[str]) -> list[Path]:
+    """Copy job ``i``'s images to ``<stem>.<fmt>``; the DOT file where one is missing."""
+    written: list[Path] = []
+    need_dot = "dot" in formats
+    if exe is None and any(f in IMAGE_FORMATS for f in formats):
+        warnings.append(f"{stem.name}: no Graphviz renderer (install 'dot' or "
+                        f"'pip install graphviz-pure'); wrote the DOT file only")
+        need_dot = True
+    for fmt in (f for f in formats if f in IMAGE_FORMATS and exe):
+        path = stem.with_suffix(f".{fmt}")
+        src = images.get((i, fmt))
+        if src is None:
+            warnings.append(f"{path.name}: {Path(exe).name} failed "  # type: ignore[arg-type]
+                            f"({failed.get((i, fmt), 'no output')}); wrote the DOT file instead")
+            need_dot = True
+            continue
+        try:
+            write_atomic(path, lambda tmp, src=src: shutil.copyfile(src, tmp))
+            written.append(path)
+        except OSError as exc:
+            warnings.append(f"{path.name}: cannot write ({exc}); wrote the DOT file instead")
+            need_dot = True
+    if need_dot:
+        written.insert(0, write_text_atomic(stem.with_suffix(".dot"), source))
+    return written
+
+
 def _render_batch(exe: str, jobs: list[tuple[int, str, tuple[str, ...], tuple]],
-                  workers: int | None) -> tuple[dict, dict]:
-    """Render ``(index, source, formats, (png_dpi, max_width_px))`` jobs; returns images and
-    errors by (index, fmt)."""
+                  workers: int | None, tmp: Path) -> tuple[dict, dict]:
+    """Render ``(index, source, formats, (png_dpi, max_width_px))`` jobs into ``tmp``;
+    returns the image files and the errors by (index, fmt)."""
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     chunks = [jobs[k::workers] for k in range(workers)]
-    images: dict[tuple[int, str], bytes] = {}
+    images: dict[tuple[int, str], Path] = {}
     errors: dict[tuple[int, str], str] = {}
-    with tempfile.TemporaryDirectory(prefix="infra-render-") as tmp:
-        def run_chunk(chunk) -> None:
-            by_formats: dict[tuple[str, ...], list] = {}
-            for job in chunk:
-                by_formats.setdefault((job[2], job[3]), []).append(job)
-            for (formats, dpi), group in by_formats.items():
-                files = []
-                for i, source, _, _ in group:
-                    f = Path(tmp) / f"{i}.dot"
-                    f.write_text(source, encoding="utf-8")
-                    files.append(str(f))
-                try:
-                    _run_files(exe, formats, files, dpi)
-                except (OSError, subprocess.SubprocessError) as exc:
-                    if len(group) == 1:
-                        for fmt in formats:
-                            errors[(group[0][0], fmt)] = _why(exc)
-                        continue
-                    for job in group:  # one bad diagram must not cost the others
-                        run_chunk([job])
-                    continue
-                for i, _, _, _ in group:
-                    for fmt in formats:
-                        out = Path(tmp) / f"{i}.dot.{fmt}"
-                        if out.exists():
-                            images[(i, fmt)] = out.read_bytes()
 
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(run_chunk, chunks))
+    def run_chunk(chunk) -> None:
+        by_formats: dict[tuple[str, ...], list] = {}
+        for job in chunk:
+            by_formats.setdefault((job[2], job[3]), []).append(job)
+        for (formats, dpi), group in by_formats.items():
+            files = []
+            for i, source, _, _ in group:
+                f = tmp / f"{i}.dot"
+                f.write_text(source, encoding="utf-8")
+                files.append(str(f))
+            try:
+                _run_files(exe, formats, files, dpi)
+            except (OSError, subprocess.SubprocessError) as exc:
+                if len(group) == 1:
+                    for fmt in formats:
+                        errors[(group[0][0], fmt)] = _why(exc)
+                    continue
+                for job in group:  # one bad diagram must not cost the others
+                    run_chunk([job])
+                continue
+            for i, _, _, _ in group:
+                for fmt in formats:
+                    out = tmp / f"{i}.dot.{fmt}"
+                    if out.exists():
+                        images[(i, fmt)] = out
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(run_chunk, chunks))
     return images, errors
 
 
@@ -213,26 +221,29 @@ def _cache_key(exe: str, fmt: str, source: str, dpi: tuple = (PNG_DPI, None)) ->
     return hashlib.sha256(f"{who}\0{fmt}{res}\0{source}".encode()).hexdigest()
 
 
-def _cache_get(exe: str, fmt: str, source: str, dpi: tuple = (PNG_DPI, None)) -> bytes | None:
+def _cache_get(exe: str, fmt: str, source: str, dpi: tuple = (PNG_DPI, None)) -> Path | None:
+    """The cached image's file, or None."""
     d = cache_dir()
     if d is None:
         return None
+    path = d / f"{_cache_key(exe, fmt, source, dpi)}.{fmt}"
     try:
-        return (d / f"{_cache_key(exe, fmt, source, dpi)}.{fmt}").read_bytes()
+        return path if path.stat().st_size else None
     except OSError:
         return None
 
 
-def _cache_put(exe: str, fmt: str, source: str, data: bytes,
+def _cache_put(exe: str, fmt: str, source: str, data: Path,
                dpi: tuple = (PNG_DPI, None)) -> None:
-    """Store atomically; a cache that cannot be written is skipped, never an error."""
+    """Store a copy of the image file ``data`` atomically; a cache that cannot be written
+    is skipped, never an error."""
     d = cache_dir()
     if d is None:
         return
     try:
         d.mkdir(parents=True, exist_ok=True)
         write_atomic(d / f"{_cache_key(exe, fmt, source, dpi)}.{fmt}",
-                     lambda tmp: Path(tmp).write_bytes(data))
+                     lambda tmp: shutil.copyfile(data, tmp))
     except (OSError, InfraError):
         pass
 
