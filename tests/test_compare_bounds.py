@@ -69,19 +69,38 @@ def test_scenarios_and_rules(cmp):
     assert marked("1", "lower") == "\u2265 1" and marked("1", None) == "1"
 
 
-def test_workbook_marks(tmp_path, cmp):
+def test_workbook_marks_are_live(tmp_path, cmp):
+    """The Bounds column and the chart labels follow the capex: with every unpriced SKU
+    given a price on Inputs, the DGX SU's capex is complete and its marks go."""
+    from xlsx_recalc import recalc
+
     from infra.reports.compare_xlsx import write_compare_xlsx
 
     path = write_compare_xlsx(cmp.as_dict(), tmp_path / "c.xlsx")
-    ws = openpyxl.load_workbook(path)["Charts"]
-    head = [c.value for c in ws[1]]
-    row = {h: c.value for h, c in zip(head, ws[3])}
-    assert row["Label: PFLOPS per $M"] == "\u2264 dgx_h100_su [systems]"
-    assert row["Label: PFLOPS per MW"] == "dgx_h100_su [systems]"
-    assert row["Label: capex"] == row["Label: TCO"] == "\u2265 dgx_h100_su [systems]"
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Charts"]
     titles = " ".join(str(ch.title.tx.rich.p[0].r[0].t) for ch in ws._charts)
     assert "lower-bound capex left out" not in titles and "\u2264: upper bound" in titles
-    cmp_ws = openpyxl.load_workbook(path)["Comparison"]
-    bounds = {r[-1].value: r[-4].value for r in cmp_ws.iter_rows(min_row=2)}
-    assert bounds["usd_per_gpu_hour"] == "dgx_h100_su: \u2265 (lower bound)"
-    assert bounds["gpus_per_facility_mw"] is None
+    head = {c.value: c.column_letter for c in ws[1]}
+    keys = {r[-1].value: r[0].row for r in wb["Comparison"].iter_rows(min_row=2)}
+    bcol = "F"  # Section, Figure, Unit, 2 options, Bounds
+    assert wb["Comparison"]["F1"].value == "Bounds"
+    unpriced = [c.row for c in wb["Inputs"]["B"][12:] if c.value is None
+                and wb["Inputs"][f"A{c.row}"].value]
+    assert unpriced  # optics, fibres, racks, PDUs, room cooling of the SU
+    keep = ("Inputs", "TCO", "Capex lines", "Comparison", "Charts")
+    for edits, lower in (({}, True), ({("Inputs", f"B{r}"): 1000 for r in unpriced}, False)):
+        v = recalc(path, keep=keep, edits=edits)
+        got = {k: v.get(("COMPARISON", f"{bcol}{row}")) for k, row in keys.items()}
+        label = {h: v.get(("CHARTS", f"{c}3")) for h, c in head.items() if h.startswith("Label")}
+        if lower:
+            assert got["usd_per_gpu_hour"] == "dgx_h100_su: \u2265 (lower bound)"
+            assert got["capex_usd"] == "dgx_h100_su: \u2265 (lower bound)"
+            assert label["Label: PFLOPS per $M"] == "\u2264 dgx_h100_su [systems]"
+            assert label["Label: TCO"] == "\u2265 dgx_h100_su [systems]"
+        else:
+            assert got["usd_per_gpu_hour"] is None and got["capex_usd"] is None
+            assert label["Label: PFLOPS per $M"] == "dgx_h100_su [systems]"
+            assert label["Label: TCO"] == "dgx_h100_su [systems]"
+        assert got["gpus_per_facility_mw"] is None  # never a bound under capex
+        assert label["Label: PFLOPS per MW"] == "dgx_h100_su [systems]"

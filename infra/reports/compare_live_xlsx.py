@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from infra.analysis.cost.compare_bounds import MARK, WORDS
+from infra.analysis.cost.compare_bounds import CAPEX as CAPEX_INPUT
+from infra.analysis.cost.compare_bounds import MARK, POWER, WORDS, bound_of
 
 CAPEX = "'Capex lines'"
 CAPEX_KEYS = ["option", "line", "parent_line", "category", "sku", "count", "status",
@@ -153,6 +154,36 @@ def cost_formula(metric: str, t: dict[str, str], block: tuple | None,
     return None
 
 
+def capex_lower_cond(capex_cell: str, block: tuple | None) -> str | None:
+    """The live condition "this option's capex is a lower bound": capex known and a line
+    unpriced (None: no capex lines)."""
+    if block is None:
+        return None
+    q, a, b = block
+    st = f"{q}!{CAPEX_COL['status']}{a}:{CAPEX_COL['status']}{b}"
+    return f'AND({capex_cell}<>"",COUNTIF({st},"unpriced")>0)'
+
+
+def _bound_piece(metric: str, head: str, power: frozenset, cond: str | None) -> str | None:
+    """One option's part of a Bounds cell: ``label: ≥ (lower bound)|``, live on whether its
+    capex is a lower bound (``head``: the cell holding the option's label)."""
+    def text(b):
+        return f'{head}&": {MARK[b]} ({WORDS[b]})|"' if b else '""'
+
+    low, full = bound_of(metric, power | {CAPEX_INPUT}), bound_of(metric, power)
+    if low == full or cond is None:
+        return None if full is None else text(full)
+    return f"IF({cond},{text(low)},{text(full)})"
+
+
+def bounds_formula(pieces: list[str]) -> str | None:
+    """``label: ≥ (lower bound); label2: ...`` from the pieces (each ending in ``|``)."""
+    if not pieces:
+        return None
+    x = "&".join(pieces)
+    return f'=SUBSTITUTE(IF(({x})="","",LEFT({x},LEN({x})-1)),"|","; ")'
+
+
 def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
                      blocks: dict[str, tuple]) -> None:
     """Sheet "Comparison": one row per figure, one column per option; figures that
@@ -171,7 +202,10 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
     _head(ws, 1, head)
     rows = data["comparison"]
     racks_row = next((i for i, r in enumerate(rows, start=2) if r["metric"] == "racks"), None)
-    bounds = data.get("bounds", {})
+    power = {o["label"]: frozenset({POWER}) for o in data["options"]
+             if (o.get("metrics") or {}).get("power_unknown_parts_count")}
+    lower_capex = {lb: capex_lower_cond(f"TCO!${tco_cols['capex_usd']}${j + 2}", blocks.get(lb))
+                   for j, lb in enumerate(labels)}
     for i, r in enumerate(rows, start=2):
         metric = r["metric"]
         ws.cell(row=i, column=1, value=r["section"])
@@ -181,7 +215,7 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
         else:
             ws.cell(row=i, column=2, value=label)
         ws.cell(row=i, column=3, value=unit)
-        marks = []
+        pieces = []
         for j, label in enumerate(labels):
             col = get_column_letter(4 + j)
             ref = f"{col}{i}"
@@ -197,11 +231,13 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
             fmt = cell_format(metric, v)
             if fmt and (text or isinstance(v, (int, float))):
                 ws[ref].number_format = fmt
-            b = bounds.get(label, {}).get(metric)
-            if b and v is not None:
-                marks.append(f"{label}: {MARK[b]} ({WORDS[b]})")
+            if v is not None:
+                pieces.append(_bound_piece(metric, f"{col}$1", power.get(label, frozenset()),
+                                           lower_capex.get(label)))
         n = len(labels)
-        ws.cell(row=i, column=4 + n, value="; ".join(marks) or None)
+        text = bounds_formula([p for p in pieces if p])
+        if text:
+            formula(ws, f"{get_column_letter(4 + n)}{i}", text)
         ws.cell(row=i, column=5 + n, value=r.get("differs"))
         ws.cell(row=i, column=6 + n, value=r.get("ranking"))
         ws.cell(row=i, column=7 + n, value=metric)

@@ -79,10 +79,15 @@ def _bar(ws, title: str, y_title: str, cols: list[int], cat_col: int, n: int, an
     ws.add_chart(ch, anchor)
 
 
+def _marks(bounds: dict[str, str], cols: list[str]) -> str:
+    """The marks of a chart's figures, one when they agree, with a trailing space."""
+    marks = sorted({MARK[bounds[c]] for c in cols if c in bounds})
+    return f"{'/'.join(marks)} " if marks else ""
+
+
 def _label(option: str, bounds: dict[str, str], cols: list[str]) -> str:
     """A category label with the bound of the chart's figures (one mark when they agree)."""
-    marks = sorted({MARK[bounds[c]] for c in cols if c in bounds})
-    return f"{'/'.join(marks)} {option}" if marks else option
+    return _marks(bounds, cols) + option
 
 
 def charts_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
@@ -91,7 +96,8 @@ def charts_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
     from openpyxl.utils import get_column_letter as L
 
     from infra.reports.cellsafe import formula
-    from infra.reports.compare_live_xlsx import _cat_sum
+    from infra.analysis.cost.compare_bounds import bound_of
+    from infra.reports.compare_live_xlsx import _cat_sum, capex_lower_cond
     from infra.reports.labels import column_header
 
     rows = data["charts"]
@@ -138,9 +144,18 @@ def charts_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
                 text = f'={t["facility_usd"]}'
             formula(ws, ref, text)
             ws[ref].number_format = "#,##0.0" if k in per_usd + per_mw else '"$"#,##0'
+        power = frozenset({"power"}) if (data["options"][j].get("metrics") or {}).get(
+            "power_unknown_parts_count") else frozenset()
+        cond = capex_lower_cond(t["capex_usd"], blocks.get(label))
         for g, grp in enumerate(groups):
-            ws.cell(row=i, column=len(keys) + 2 + g,
-                    value=_label(r["option"], r.get("bounds", {}), grp))
+            at = f"{L(len(keys) + 2 + g)}{i}"
+            known = [k for k in grp if r.get(k) is not None]
+            low = _marks({k: b for k in known if (b := bound_of(k, power | {"capex"}))}, known)
+            full = _marks({k: b for k in known if (b := bound_of(k, power))}, known)
+            if cond is None or low == full:
+                ws[at] = _label(r["option"], r.get("bounds", {}), grp)
+            else:  # live: the mark goes when every line is priced
+                formula(ws, at, f'=IF({cond},"{low}","{full}")&A{i}')
     n = len(rows)
     idx = {k: i + 2 for i, k in enumerate(keys)}
     lab = len(keys) + 2
