@@ -161,3 +161,16 @@ def test_capex_guide_prose_quotes_the_prices(catalog):
     assert f"costs ${rack.high_usd / 1e6:.1f}M instead of ${rack.usd / 1e6:.1f}M" in text
     b200 = book.get("nvidia-hgx-b200").usd
     assert f"32 × ${b200:,.0f} + 12 × $36,000 = ${32 * b200 + 12 * 36_000:,.0f}" in text
+
+
+def test_robustness_guide_prose_quotes_the_self_check(run_cli):
+    """The availability self-check figures the robustness guide quotes are what
+    ``infra failures designs/dgx_h100_superpod.yaml`` prints (seeded Monte Carlo)."""
+    import json
+
+    res = run_cli("failures", str(ROOT / "designs" / "dgx_h100_superpod.yaml"), "--format", "json")
+    (row,) = json.loads(res.output)["tables"]["domain_availability"]
+    text = " ".join((ROOT / "docs/guides/robustness.md").read_text(encoding="utf-8").split())
+    assert row["agrees"]
+    assert (f"closed form {row['closed_form']:g}, inside the Monte Carlo interval "
+            f"[{row['mc_ci_low']:g}, {row['mc_ci_high']:g}]") in text
