@@ -280,31 +280,14 @@ def collective_figures(rows: list[dict]) -> str:
 
 
 def failures_html(data: dict[str, Any]) -> str:
-    """The failure-review page (``FailureReview.as_dict()``)."""
-    m, t = data["metrics"], data["tables"]
-    name = f"Failure review: {data['design']['name']}"
-    rates = ", ".join(data["design"].get("rates_files", []))
-    body = [f'<h2 id="key">Key figures</h2>{key_figures(m, {})}']
-    nav = [("key", "Key figures")]
-    for table, rows in t.items():
-        title = table.replace("_", " ").capitalize()
-        body.append(section(title, rows, table))
-        nav.append((table, title))
-    meta = (f"Design file <code>{esc(data['design']['source_file'])}</code>; rates "
-            f"<code>{esc(rates)}</code>")
-    return page(name, meta, body, nav, footer_text(data["design"]["name"]))
+    """The failure-review page (``FailureReview.as_dict()``): :mod:`infra.reports.failures_html`."""
+    from infra.reports.failures_html import failures_page
+
+    return failures_page(data)
 
 
 def compare_html(data: dict[str, Any]) -> str:
-    """The comparison page (``Comparison.as_dict()``): every table of the comparison."""
-    title = "Comparison"
-    if data.get("target"):
-        title += f", sized to {data['target']}"
-    body, nav = [], []
-    for key, rows in data.items():
-        if isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
-            name = key.replace("_", " ").capitalize()
-            body.append(section(name, rows, key))
-            nav.append((key, name))
-    meta = "Options side by side; unknown or not applicable cells are marked with a dash."
-    return page(title, meta, body, nav, footer_text("infra compare"))
+    """The comparison page (``Comparison.as_dict()``): :mod:`infra.reports.compare_html`."""
+    from infra.reports.compare_html import compare_page
+
+    return compare_page(data)
