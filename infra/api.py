@@ -248,7 +248,8 @@ def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None
                skus=(), cooling: str | None = None, objectives: str | None = None,
                families=(), catalog: Catalog | None = None, workers: int = 1,
                dask: bool = False, scheduler: str | None = None,
-               oversubscriptions=(1.0, 2.0), every_count: bool = False):
+               oversubscriptions=(1.0, 2.0), every_count: bool = False,
+               rail_only: bool = True):
     """Candidate designs within a budget and their Pareto front (``infra synthesize``).
 
     Parameters
@@ -263,6 +264,7 @@ def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None
     workers, dask, scheduler : the sweep executors that run the candidates' analyses
     oversubscriptions : first fabric tier's down : up ratios tried in every family
     every_count : try each block count (default: every count to 8, then about 1.4x apart)
+    rail_only : also try each rail-optimized fabric rail-only (a switch a rail, no spine)
 
     Returns
     -------
@@ -283,7 +285,8 @@ def synthesize(power_mw: float, capex_usd: float | None = None, gpus: int | None
     return _synthesize(Budget(power_mw, capex_usd, gpus, train, tokens, days), skus=tuple(skus),
                        cooling=cooling, objectives=objectives, only=tuple(families),
                        catalog=catalog, workers=workers, dask=dask, scheduler=scheduler,
-                       oversubscriptions=tuple(oversubscriptions), every_count=every_count)
+                       oversubscriptions=tuple(oversubscriptions), every_count=every_count,
+                       rail_only=rail_only)
 
 
 def frame(rows: list[dict[str, Any]]):

@@ -39,7 +39,7 @@ def test_dgx_superpod_h100_reference_counts(sus, spines):
     GPU count (32 DGX H100 = 256 GPUs per SU) has exactly those counts; leaf-to-spine links
     = leaves x 32 uplinks."""
     r = synthesize(Budget(power_mw=10, gpus=256 * sus), only=("dgx_h100_su",),
-                   oversubscriptions=(1.0,))  # the RA's fabric is non-blocking
+                   oversubscriptions=(1.0,), rail_only=False)  # the RA: a non-blocking fat tree
     (row,) = r.front_rows()
     assert row["blocks"] == sus and row["gpus"] == 256 * sus
     assert (row["leaf_switches"], row["spine_switches"], row["core_switches"]) == (8 * sus, spines, 0)
@@ -54,7 +54,7 @@ def test_superpod_transceivers_differ_by_one_dgx():
 
     ref = analyze_file(DESIGNS / "dgx_h100_superpod.yaml").metrics()
     (row,) = synthesize(Budget(power_mw=10, gpus=1016), only=("dgx_h100_su",),
-                        oversubscriptions=(1.0,)).front_rows()
+                        oversubscriptions=(1.0,), rail_only=False).front_rows()
     assert row["transceivers"] == ref["transceivers"] + 8
     assert (row["leaf_switches"], row["spine_switches"]) == (ref["leaf_switches"],
                                                              ref["spine_switches"])
@@ -119,7 +119,8 @@ def test_oversubscription_is_searched_within_a_family():
     (8 leaves x 16 = 128 = 2 spines of 64 ports, against 4), costs less, and its design
     file says so; on gpus:max, capex:min it dominates the non-blocking one."""
     r = synthesize(Budget(power_mw=10, gpus=256), only=("dgx_h100_su",),
-                   oversubscriptions=(1.0, 2.0), objectives="gpus:max,capex:min")
+                   oversubscriptions=(1.0, 2.0), objectives="gpus:max,capex:min",
+                   rail_only=False)
     rows = {row["leaf_oversubscription"]: row for row in r.rows if row["status"] == "ok"}
     assert set(rows) == {1.0, 2.0}
     assert [row["leaf_oversubscription"] for row in r.front_rows()] == [2.0]
@@ -135,3 +136,30 @@ def test_bad_oversubscription_is_an_input_error():
 
     with pytest.raises(InfraError, match="each must be 1 to 16"):
         synthesize(Budget(power_mw=1), only=("dgx_h100_su",), oversubscriptions=(0.5,))
+
+
+def test_rail_only_fabric_is_a_candidate_while_a_rail_fits_one_switch(tmp_path):
+    """Two DGX H100 SUs (64 nodes) rail-only: each of the 8 rails is one QM9700 of 64
+    ports (8 switches, no spine), one transceiver per node port: 64 x 8 = 512 (the 2-tier
+    fat tree: 16 leaves, 8 spines, 1,024). Four SUs (128 nodes) do not fit one switch per
+    rail: that candidate is rejected saying so. The written rail-only design validates and
+    analyses to the same counts."""
+    from infra.api import analyze
+    from infra.synthesis.output import design_name, design_text
+
+    two = synthesize(Budget(power_mw=10, gpus=512), only=("dgx_h100_su",),
+                     objectives="gpus:max,capex:min")
+    rows = {r["fabric_variant"]: r for r in two.rows if r["leaf_oversubscription"] == 1.0}
+    rail, tree = rows["rail_only"], rows["fat_tree"]
+    assert (rail["leaf_switches"], rail["spine_switches"], rail["transceivers"]) == (8, 0, 512)
+    assert (tree["leaf_switches"], tree["spine_switches"], tree["transceivers"]) == (16, 8, 1024)
+    assert rail["capex_usd"] < tree["capex_usd"]
+    i = next(i for i, r in enumerate(two.rows) if r is rail)
+    path = tmp_path / f"{design_name(rail)}.yaml"
+    assert path.name == "dgx_h100_su-x2-rail.yaml"
+    path.write_text(design_text(two, i), encoding="utf-8")
+    m = analyze(path).metrics()
+    assert (m["leaf_switches"], m["spine_switches"], m["transceivers"]) == (8, 0, 512)
+    four = synthesize(Budget(power_mw=10, gpus=1024), only=("dgx_h100_su",))
+    (r4,) = [r for r in four.rows if r["fabric_variant"] == "rail_only"]
+    assert r4["status"] == "rejected" and "1 tier" in r4["reason"]

@@ -32,6 +32,9 @@ from infra.cli.params import FiniteFloat
               help="Write and show the first K front designs (by the first objective).")
 @click.option("--oversubscription", "oversub", default="1,2", show_default=True,
               help="First fabric tier's down:up ratios tried in every family, e.g. 1,2,3.")
+@click.option("--rail-only/--no-rail-only", default=True, show_default=True,
+              help="Also try rail-only fabrics (a switch a rail, no spine) where a rail fits "
+                   "one switch.")
 @click.option("--every-count", is_flag=True,
               help="Try each block count (default: each to 8, then about 1.4x apart).")
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
@@ -45,7 +48,7 @@ from infra.cli.params import FiniteFloat
 @click.option("-o", "--output", "outdir", type=click.Path(path_type=Path), default=None,
               help="Write the front designs (YAML), synthesis.json and synthesis.csv here.")
 def synthesize(power_mw, capex_usd, gpus, train_model, tokens, days, skus, cooling, families,
-               objectives, top, oversub, every_count, workers, dask, scheduler, fmt, reports,
+               objectives, top, oversub, rail_only, every_count, workers, dask, scheduler, fmt, reports,
                outdir) -> None:
     """Candidate designs within a budget, the Pareto front, and why the rest were rejected."""
     from infra.api import synthesize as run
@@ -66,7 +69,7 @@ def synthesize(power_mw, capex_usd, gpus, train_model, tokens, days, skus, cooli
     r = run(power_mw=power_mw, capex_usd=capex_usd, gpus=gpus, train=train_model,
             tokens=tokens, days=days, skus=skus, cooling=cooling, objectives=objectives,
             families=families, workers=workers, dask=dask, scheduler=scheduler,
-            oversubscriptions=ratios, every_count=every_count)
+            oversubscriptions=ratios, every_count=every_count, rail_only=rail_only)
     click.echo(render_synthesis(r, fmt, top), nl=False)
     if reports and outdir is None:
         from infra.errors import InfraError

@@ -21,9 +21,11 @@ def render_synthesis(result, fmt: str, top: int | None = None) -> str:
     b = d["budget"]
     head = (f"Budget {b['power_mw']:g} MW" + (f", ${b['capex_usd']:,.0f}" if b["capex_usd"] else "")
             + (f", {b['train_model']} on {b['tokens']:.3g} tokens" if b["train_model"] else ""))
-    view = [{k: r[k] for k in ("design", "gpus", "leaf_oversubscription", "facility_power_mw",
-                               "capex_usd", "train_days", "train_facility_energy_mwh") if k in r}
-            for r in rows]
+    cols = {"design": "design", "gpus": "GPUs", "facility_power_mw": "facility MW",
+            "capex_usd": "capex $"}
+    if b["train_model"]:
+        cols.update({"train_days": "days", "train_facility_energy_mwh": "facility MWh"})
+    view = [{label: r.get(k) for k, label in cols.items()} for r in rows]
     s = d.get("search") or {}
     space = (f"  {s['enumerated']:,} candidates in the search space, {s['pruned_by_bounds']:,} "
              f"({s['pruned_by_bounds'] / max(1, s['enumerated']):.0%}) cut by bounds before "

@@ -40,6 +40,7 @@ class Family:
     capex_lower_bound: bool
     hbm_gb_per_gpu: float  # the vendor's figure (Gpu.hbm_gib), as the training model counts it
     cooling: str  # liquid | air
+    rails: tuple[tuple[str, int], ...] = ()  # rail-optimized fabric -> rails (NIC ports a node)
 
 
 def load_family(name: str, block: str, catalog, book) -> Family:
@@ -56,7 +57,25 @@ def load_family(name: str, block: str, catalog, book) -> Family:
     return Family(name, file, block, data, dom.gpu.slug, m["gpus"], m["facility_power_kw"],
                   m["it_power_kw"], m.get("capex_priced_usd"),
                   bool(a.capex and a.capex.is_lower_bound), dom.gpu.hbm_gib or 0.0,
-                  "liquid" if a.cooling.liquid_kw > 0 else "air")
+                  "liquid" if a.cooling.liquid_kw > 0 else "air",
+                  tuple((f.name, f.ports_per_node) for f in a.fabrics
+                        if f.spec.kind == "rail_optimized" and len(f.spec.tiers) >= 2
+                        and f.ports_per_node > 1))
+
+
+def rail_only(data: dict, rails: tuple[tuple[str, int], ...]) -> dict:
+    """The design with each rail-optimized fabric made rail-only (Wang et al., "Rail-only",
+    2023): one switch per rail, no spine, every rail its own plane (``planes`` = the node's
+    NIC ports); traffic between rails crosses the scale-up domain first (NCCL's PXN). Valid
+    while a rail's nodes fit one switch's ports."""
+    d = copy.deepcopy(data)
+    for name, n in rails:
+        f = d["fabrics"][name]
+        f.pop("group", None)
+        f["planes"] = n  # one NIC port of every node per plane
+        f["tiers"] = f["tiers"][:1]
+        f["tiers"][0].pop("oversubscription", None)
+    return d
 
 
 def leaf_paths(data: dict) -> list[str]:
@@ -117,4 +136,4 @@ def ladder(limit: int, every: bool = False) -> list[int]:
 
 
 __all__ = ["DESIGNS", "FAMILIES", "Family", "ladder", "leaf_paths", "load_family",
-           "with_count"]
+           "rail_only", "with_count"]

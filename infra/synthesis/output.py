@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-FRONT_COLUMNS = ("family", "gpu", "blocks", "leaf_oversubscription", "gpus", "cooling", "fabric_tiers", "leaf_switches",
+FRONT_COLUMNS = ("family", "gpu", "blocks", "fabric_variant", "leaf_oversubscription", "gpus", "cooling", "fabric_tiers", "leaf_switches",
                  "spine_switches", "core_switches", "it_power_mw", "facility_power_mw",
                  "capex_usd", "capex_is_lower_bound", "train_parallelism", "train_mfu_fraction",
                  "train_days", "train_facility_energy_mwh", "train_usd_per_run")
@@ -15,9 +15,10 @@ FRONT_COLUMNS = ("family", "gpu", "blocks", "leaf_oversubscription", "gpus", "co
 
 def design_name(row: dict) -> str:
     """File stem of a front design: ``<family>-x<blocks>``, ``-os<ratio>`` where the first
-    fabric tier is over-subscribed."""
+    fabric tier is over-subscribed, ``-rail`` where the fabric is rail-only."""
     o = row.get("leaf_oversubscription") or 1
-    return f"{row['family']}-x{row['blocks']}" + (f"-os{o:g}" if o != 1 else "")
+    return (f"{row['family']}-x{row['blocks']}" + (f"-os{o:g}" if o != 1 else "")
+            + ("-rail" if row.get("fabric_variant") == "rail_only" else ""))
 
 
 def design_text(result, index: int) -> str:
@@ -30,7 +31,9 @@ def design_text(result, index: int) -> str:
     lines = [f"# Synthesized by `infra synthesize` from designs/{row['family']}.yaml, its "
              f"block built {row['blocks']} times"
              + (f", first fabric tier {row['leaf_oversubscription']:g}:1 over-subscribed"
-                if (row.get("leaf_oversubscription") or 1) != 1 else "") + ".",
+                if (row.get("leaf_oversubscription") or 1) != 1 else "")
+             + (", its fabric rail-only (one switch a rail, no spine)"
+                if row.get("fabric_variant") == "rail_only" else "") + ".",
              f"# Budget: {b.power_mw:g} MW facility"
              + (f", ${b.capex_usd:,.0f} capex" if b.capex_usd is not None else "")
              + (f", at least {b.gpus:,} GPUs" if b.gpus else "")
@@ -38,7 +41,7 @@ def design_text(result, index: int) -> str:
              + (f" in at most {b.days:g} days" if b.days else "") + ".",
              "# Objectives: " + ", ".join(f"{k} {v}" for k, v in result.objectives.items()) + ".",
              "# Figures at synthesis: " + ", ".join(
-                 f"{k} {row[k]}" for k in FRONT_COLUMNS[4:] if row.get(k) is not None) + "."]
+                 f"{k} {row[k]}" for k in FRONT_COLUMNS[5:] if row.get(k) is not None) + "."]
     return "\n".join(lines) + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=False)
 
 

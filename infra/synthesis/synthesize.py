@@ -18,7 +18,7 @@ from typing import Any
 
 from infra.errors import InfraError
 from infra.synthesis.families import (FAMILIES, Family, ladder, leaf_paths, load_family,
-                                     with_count)
+                                     rail_only, with_count)
 
 OBJECTIVE_NAMES = {"days": "train_days", "capex": "capex_usd", "power": "facility_power_mw",
                    "gpus": "gpus", "mwh": "train_facility_energy_mwh",
@@ -81,10 +81,11 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
                catalog=None, book=None, workers: int = 1, dask: bool = False,
                scheduler: str | None = None, progress=None,
                oversubscriptions: tuple[float, ...] = (1.0, 2.0),
-               every_count: bool = False) -> SynthesisResult:
+               every_count: bool = False, rail_only: bool = True) -> SynthesisResult:
     """Candidates, bounds, full analyses, the budget check and the Pareto front
     (``only``: family names to keep, e.g. ``("dgx_h100_su",)``). Within a family the
-    block count and the first fabric tier's oversubscription (``oversubscriptions``) vary;
+    block count, the first fabric tier's oversubscription (``oversubscriptions``) and,
+    with ``rail_only``, a rail-only fabric in place of the fat tree vary;
     counts run over :func:`~infra.synthesis.families.ladder` (``every_count``: each
     count). The full analyses run on the sweep executors (``workers`` local processes, or
     Dask with ``dask``/``scheduler``)."""
@@ -120,12 +121,13 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
     space = pruned = 0
     for f in fam:
         counts, why, total = _counts(f, budget, arch, fw, every_count)
-        variants = len(oversubscriptions) if leaf_paths(f.data) else 1
+        variants = (len(oversubscriptions) if leaf_paths(f.data) else 1) + (
+            1 if rail_only and f.rails else 0)
         space += total * variants
         pruned += (total - len(counts)) * variants
         if why:
             rejected.append({"family": f.name, "gpu": f.gpu, "stage": "bound", "reason": why})
-        for row, data in _evaluate_all(f, counts, budget, run, oversubscriptions):
+        for row, data in _evaluate_all(f, counts, budget, run, oversubscriptions, rail_only):
             if data is not None:
                 designs[len(rows)] = data
             rows.append(row)
@@ -192,50 +194,58 @@ ROW_KEYS = ("gpus", "fabric_tiers", "leaf_switches", "spine_switches", "core_swi
 
 
 def _evaluate_all(f: Family, counts: list[int], b: Budget, run: dict,
-                  oversubs: tuple[float, ...] = (1.0,)):
-    """(row, design data) of every count and leaf oversubscription: one sweep over them
-    (two fabric tiers), then one over what two tiers cannot reach, with a third tier."""
+                  oversubs: tuple[float, ...] = (1.0,), rail: bool = False):
+    """(row, design data) of every candidate of the family: each count at each leaf
+    oversubscription on the family's fat tree (one sweep with two tiers, then one with a
+    third tier over what two cannot reach), and, with ``rail``, each count rail-only."""
     from infra.sweeps import sweep
 
     if not counts:
         return []
     paths = leaf_paths(f.data)
     ratios = list(oversubs) if paths else [None]
-    want = [(n, o) for n in counts for o in ratios]
+    want = [("fat_tree", n, o) for n in counts for o in ratios]
+    if rail and f.rails:
+        want += [("rail_only", n, None) for n in counts]
     found: dict[tuple, tuple[dict, dict | None]] = {}
-    todo = want
-    for tiers in (None, 3):
-        data = with_count(f.data, f.block, 1, tiers)
-        ns = sorted({n for n, _ in todo})
-        params = {"blocks": {"path": f"build.{f.block}", "values": ns}}
-        os_ = sorted({o for _, o in todo if o is not None})
-        if paths:
+    passes = [("fat_tree", None), ("fat_tree", 3), ("rail_only", None)]
+    todo = [k for k in want if k[0] == "fat_tree"]
+    for variant, tiers in passes:
+        if variant == "rail_only":
+            todo = [k for k in want if k[0] == "rail_only"]
+        if not todo:
+            continue
+        one = with_count(f.data, f.block, 1, tiers)
+        data = rail_only(one, f.rails) if variant == "rail_only" else one
+        params = {"blocks": {"path": f"build.{f.block}", "values": sorted({n for _, n, _ in todo})}}
+        os_ = sorted({o for _, _, o in todo if o is not None})
+        if paths and variant == "fat_tree":
             params["leaf_oversubscription"] = {"path": paths, "values": os_}
         grid = {"parameters": params}
         if b.train_model:
             grid["train"] = {"model": b.train_model, "tokens": b.tokens or 1.0}
-        res = sweep(_base_file(f, data, tiers), grid, **run)
+        res = sweep(_base_file(f, data, f"{variant}-{tiers or 2}"), grid, **run)
         again = []
         for r in res.rows:
-            key = (r["blocks"], r.get("leaf_oversubscription") if paths else None)
+            o = r.get("leaf_oversubscription") if paths and variant == "fat_tree" else None
+            key = (variant, r["blocks"], o)
             if key not in todo:
                 continue
-            n, o = key
             reason = r.get("error") or ""
-            if r["status"] != "ok" and tiers is None and _needs_a_tier(reason):
+            if r["status"] != "ok" and tiers is None and variant == "fat_tree" \
+                    and _needs_a_tier(reason):
                 again.append(key)
                 continue
-            row = {"family": f.name, "gpu": f.gpu, "blocks": n, "cooling": f.cooling,
-                   "leaf_oversubscription": o or 1.0}
+            row = {"family": f.name, "gpu": f.gpu, "blocks": key[1], "cooling": f.cooling,
+                   "fabric_variant": variant, "leaf_oversubscription": o or 1.0}
             if r["status"] != "ok":
                 found[key] = ({**row, "status": "rejected", "reason": _reason(reason)}, None)
                 continue
             row.update({k: r.get(k) for k in ROW_KEYS if k in r})
             row["status"], row["reason"] = _check(row, b)
-            found[key] = (row, with_count(f.data, f.block, n, tiers, o))
+            design = with_count(f.data, f.block, key[1], tiers, o)
+            found[key] = (row, rail_only(design, f.rails) if variant == "rail_only" else design)
         todo = again
-        if not todo:
-            break
     return [found[k] for k in want if k in found]
 
 
@@ -253,16 +263,16 @@ def _reason(error: str) -> str:
     return error if len(error) <= 200 else error[:199] + "\u2026"
 
 
-def _base_file(f: Family, data: dict, tiers: int | None):
-    """The family's design file, or (three tiers) a copy of it with the core tier added,
+def _base_file(f: Family, data: dict, variant: str):
+    """The family's design file, or (three tiers, rail-only) a copy of the changed data
     in a temporary file (sweeps read their base design from a file)."""
-    if tiers is None:
+    if variant == "fat_tree-2":
         return f.file
     import tempfile
 
     import yaml
 
-    tmp = tempfile.NamedTemporaryFile("w", suffix=".yaml", prefix=f"{f.name}-3tier-",
+    tmp = tempfile.NamedTemporaryFile("w", suffix=".yaml", prefix=f"{f.name}-{variant}-",
                                       dir=_tmpdir(), delete=False)
     with tmp:
         yaml.safe_dump(data, tmp, sort_keys=False)
