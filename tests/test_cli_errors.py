@@ -160,3 +160,37 @@ def test_empty_catalog_directory_is_an_error(run_cli, tmp_path):
     res = run_cli("validate", "--catalog", str(empty), NVL72)
     assert res.exit_code == 2
     assert "empty: catalog directory has no catalog files" in res.output
+
+
+H100_SU = str(DESIGNS / "dgx_h100_su.yaml")
+INVENTORY = str(DESIGNS.parent / "tests" / "fixtures" / "inventory" / "hgx-h100-clean")
+
+
+@pytest.mark.parametrize("args, blocked", [
+    # F1 (issue 31): each run wrote its first report, then failed on the second (exit 2)
+    (["design", NVL72, "-q", "--report", "md", "--report", "xlsx"], "gb200_nvl72.xlsx"),
+    (["export", H100_SU, "--to", "slurm"], "slurm/topology.yaml"),
+    (["failures", NVL72, "--report", "md", "--report", "xlsx"], "gb200_nvl72.failures.xlsx"),
+    (["compare", NVL72, "--report", "md", "--report", "html"], "compare-gb200_nvl72.html"),
+    (["diff", H100_SU, "--inventory", INVENTORY, "--report", "md", "--report", "csv"],
+     "dgx_h100_su-diff.csv"),
+])
+def test_a_run_that_cannot_write_one_report_writes_none(run_cli, tmp_path, args, blocked):
+    out = tmp_path / "out"
+    (out / blocked).mkdir(parents=True)  # a directory where the last report goes
+    res = run_cli(*args, "-o", str(out))
+    assert res.exit_code == 2, res.output
+    assert f"{blocked}: it is a directory" in res.output, res.output
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert written == [], written
+
+
+def test_a_sweep_that_cannot_write_one_report_writes_none(run_cli, tmp_path):
+    grid = tmp_path / "g.yaml"
+    grid.write_text("parameters: {pue: {input: pue, values: [1.1, 1.2]}}\n")
+    out = tmp_path / "out"
+    (out / "gb200_nvl72.sweep.xlsx").mkdir(parents=True)
+    res = run_cli("sweep", NVL72, "--grid", str(grid), "--workers", "1", "-q", "-o", str(out),
+                  "--report", "csv", "--report", "json", "--report", "xlsx")
+    assert res.exit_code == 2 and "gb200_nvl72.sweep.xlsx: it is a directory" in res.output
+    assert [p for p in out.rglob("*") if p.is_file()] == []

@@ -87,10 +87,13 @@ def compare(options, fmt, reports, outdir, name, target, price_files, energy_usd
             raise CompareError("--train and --tokens go together",
                                hint="e.g. --train llama-3-70b --tokens 15e12")
         spec = TrainSpec(train_model, tokens)
+    stem = report_stem(list(options), name)  # a bad --name or -o: before the work
+    from infra.reports.atomic import check_targets
+
+    check_targets([Path(outdir) / f"{stem}.{rep}" for rep in dict.fromkeys(reports)])
     data = run_compare(list(options), book, catalog, assumptions, tgt,
                        allow_mixed_scope, spec).as_dict()
     click.echo(render_compare(data, fmt), nl=False)
-    stem = report_stem(list(options), name)
     for rep in dict.fromkeys(reports):
         path = Path(outdir) / f"{stem}.{rep}"
         if rep == "md":

@@ -135,6 +135,10 @@ def _one(f, analysis, highlight, shows, books, *, reports, outdir, wide, quiet, 
         res = ReportResult()
         try:
             if reports:
+                from infra.reports.atomic import check_targets
+
+                check_targets([Path(outdir) / f"{Path(f).stem}.{r}" for r in reports
+                               if r in ("json", "xlsx", "md", "html")])  # all or none
                 res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
                                     analysis=analysis, highlight=hl, diagrams=diagrams,
                                     xlsx_worker=books)

@@ -72,6 +72,11 @@ def failures(files, fmt, reports, outdir, rates_file, rates_db, job_gpus, checkp
     else:
         click.echo(render_review(datas[0], max_rows) if len(datas) == 1 else render_compare(datas, names),
                    nl=False)
+    from infra.reports.atomic import check_targets
+
+    check_targets([Path(outdir) / (f"{combined_stem(names)}.{ext}" if len(datas) > 1 else
+                                   f"{name}.failures.{ext}")
+                   for name in names for ext in dict.fromkeys(reports)])  # all or none
     if len(datas) > 1:  # one combined report of all the designs
         for ext in dict.fromkeys(reports):
             path = Path(outdir) / f"{combined_stem(names)}.{ext}"

@@ -84,6 +84,10 @@ def diff(design_file, inventory, host_pattern, host_regex, host_map_file, expect
 
         cal = fit(rd, res.collectives, runs)  # before any output: a failed fit exits 2 alone
     data = res.as_dict()
+    from infra.reports.atomic import check_targets
+
+    check_targets([Path(outdir) / f"{Path(design_file).stem}-diff.{rep}"
+                   for rep in dict.fromkeys(reports)])  # all or none
     click.echo(render(data, fmt), nl=False)
     for rep in dict.fromkeys(reports):
         path = write_diff(data, Path(outdir) / f"{Path(design_file).stem}-diff.{rep}", rep)

@@ -85,8 +85,9 @@ def write_export(export: Export, outdir: Path | str) -> list[Path]:
     are written piece by piece to their temporary files; every file is renamed into
     place only after the last one is written (and checked), so an export that fails its
     check part-way leaves the directory as it was."""
-    from infra.reports.atomic import write_atomic
+    from infra.reports.atomic import check_targets, write_atomic
 
+    check_targets([Path(outdir) / f.path for f in export.files], root=outdir)  # all or none
     done: dict[int, Path] = {}
     streamed = [i for i, f in enumerate(export.files) if f._stream is not None]
     whole = [i for i, f in enumerate(export.files) if f._stream is None]

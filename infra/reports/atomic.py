@@ -188,6 +188,25 @@ def check_inside(path: Path, root: Path) -> None:
             raise _cannot_write(path, f"{here} is not a directory")
 
 
+def check_targets(paths, root: Path | None = None) -> None:
+    """Check every output of a run before the first is written (issue 31, F1): each
+    ``path`` is refused as :func:`write_atomic` would refuse it (not a regular file,
+    outside ``root`` or through a symbolic link in it), and so is one whose nearest
+    existing ancestor is not a directory. A run that cannot write one of its reports
+    writes none of them."""
+    for path in map(Path, paths):
+        if root is not None:
+            check_inside(path, Path(root))
+        check_target(path)
+        for parent in path.parents:
+            st = _lstat(parent, path)
+            if st is None:
+                continue
+            if not stat.S_ISDIR(st.st_mode) and not (stat.S_ISLNK(st.st_mode) and parent.is_dir()):
+                raise _cannot_write(path, f"{parent} is not a directory")
+            break
+
+
 def write_atomic(path: Path, write: Callable[[Path], None], *,
                  root: Path | None = None) -> Path:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place.

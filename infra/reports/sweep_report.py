@@ -21,6 +21,9 @@ CHART_ROWS = 5000  # scatter charts plot at most this many scenarios (the sheet 
 
 def write_sweep(res, outdir: Path, stem: str, formats: tuple[str, ...]) -> list[Path]:
     """Write ``<stem>.sweep.<ext>`` for each format; returns the paths written."""
+    from infra.reports.atomic import check_targets
+
+    check_targets([Path(outdir) / f"{stem}.sweep.{fmt}" for fmt in formats])  # all or none
     out = []
     table = res.table()
     for fmt in formats:
