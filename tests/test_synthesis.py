@@ -163,3 +163,34 @@ def test_rail_only_fabric_is_a_candidate_while_a_rail_fits_one_switch(tmp_path):
     four = synthesize(Budget(power_mw=10, gpus=1024), only=("dgx_h100_su",))
     (r4,) = [r for r in four.rows if r["fabric_variant"] == "rail_only"]
     assert r4["status"] == "rejected" and "1 tier" in r4["reason"]
+
+
+B200_RA = [  # NVIDIA DGX SuperPOD B200 RA, "DGX SuperPOD Architecture", table of larger
+    # component counts (docs.nvidia.com/dgx-superpod/reference-architecture-scalable-
+    # infrastructure-b200/latest/dgx-superpod-architecture.html): SUs, leaf, spine, core;
+    # cables node-leaf, leaf-spine, spine-core
+    (2, 16, 8, 0, 512, 512, 0),
+    (4, 32, 16, 0, 1024, 1024, 0),
+    (8, 64, 32, 0, 2048, 2048, 0),
+    (16, 128, 128, 64, 4096, 4096, 4096),
+]
+
+
+@pytest.mark.parametrize("sus, leaf, spine, core, c1, c2, c3", B200_RA)
+def test_dgx_superpod_b200_reference_counts(tmp_path, sus, leaf, spine, core, c1, c2, c3):
+    """Given the GPU count of the B200 RA's 2 to 16 SU SuperPODs (32 DGX B200 = 256 GPUs an
+    SU), the dgx_b200_su family's non-blocking candidate has the RA's switch counts (three
+    tiers at 16 SU, as the RA) and, analysed from its written design file, its cables."""
+    from infra.api import analyze
+    from infra.synthesis.output import design_text
+
+    r = synthesize(Budget(power_mw=100, gpus=256 * sus), only=("dgx_b200_su",),
+                   oversubscriptions=(1.0,), rail_only=False)
+    (i,) = r.front
+    row = r.rows[i]
+    assert (row["leaf_switches"], row["spine_switches"], row["core_switches"]) == (leaf, spine,
+                                                                                   core)
+    path = tmp_path / "b200.yaml"
+    path.write_text(design_text(r, i), encoding="utf-8")
+    cables = [t.cables for f in analyze(path).fabrics for t in f.tiers]
+    assert cables == [c for c in (c1, c2, c3) if c]
