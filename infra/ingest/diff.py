@@ -143,7 +143,7 @@ def _diff(rd: ResolvedDesign, root: str, nodes: Iterator[BuiltNode], fab: Invent
     if hosts and not by_host.values():
         findings.append(Finding(
             "error", "hosts-unplaced", None, None, None, None, None,
-            f"inventory hosts that are design nodes ({naming.removeprefix('a host ')})",
+            f"inventory hosts that are design nodes, {naming.removeprefix('a host ')}",
             f"0 of {hosts} host(s) placed, e.g. {unknown[0]!r}",
             "nothing of the inventory was checked against the design: name the site's "
             "hosts with --host-pattern, --host-regex (named groups, e.g. "
