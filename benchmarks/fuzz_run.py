@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import signal
 import sys
 import tempfile
@@ -66,6 +67,10 @@ def main() -> None:
     ap.add_argument("--wall-timeout", type=float, default=120.0,
                     help="wall seconds per case (a case blocked without using CPU)")
     ap.add_argument("--mem-gb", type=float, default=3.0)
+    ap.add_argument("--mix", type=float, default=None,
+                    help="classic cases run per surface case (default: --cases / "
+                         "--surface-cases, so a run stopped early has covered both in "
+                         "proportion)")
     ap.add_argument("--max-minutes", type=float, default=600.0)
     ap.add_argument("--skip", type=int, default=0,
                     help="skip the first N cases (resume a run stopped by --max-minutes)")
@@ -93,7 +98,7 @@ def main() -> None:
                for f in fuzzing.SURFACE_FAMILIES][: args.surface_cases]
     # interleaved (one surface case after every few classic ones), so a run stopped by
     # --max-minutes has covered both in proportion
-    step = max(1, len(classic) // max(1, len(surface)))
+    step = max(1, round(args.mix) if args.mix else len(classic) // max(1, len(surface)))
     queue: list[tuple[str, int]] = []
     for i in range(max(len(classic), len(surface) * step)):
         if i < len(classic):
@@ -151,14 +156,17 @@ def main() -> None:
                 (cats[slot] / case.catalog_file).write_bytes(
                     (fuzzing.CATALOG / case.catalog_file).read_bytes())
             del running[pid]
+            shutil.rmtree(work, ignore_errors=True)  # /tmp stays small over 13,000 cases
             free.append(slot)
             done += 1
             counts[(fam, res["klass"])] += 1
             if res["klass"] not in "an":
                 bad.append({"family": fam, "seed": seed, "op": case.op, "args": case.args,
                             **res})
-            if done % 500 == 0:
-                print(f"{done} cases, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+            if done % 100 == 0:
+                print(f"{done} cases, {time.time() - t0:.0f} s, load {os.getloadavg()[0]:.1f}, "
+                      + " ".join(f"{k}:{sum(n for (f, kk), n in counts.items() if kk == k)}"
+                                 for k in CLASSES), file=sys.stderr, flush=True)
         if time.time() >= deadline:
             queue.clear()
     elapsed = time.time() - t0
