@@ -185,3 +185,36 @@ def test_chart_data_follows(live):
                 continue
             key = list(want)[c.column - 1]
             _rounded(v.get(("CHARTS", c.coordinate)), want[key], (want["option"], key))
+
+
+def test_sized_capex_and_tco_follow_a_price(tmp_path):
+    """--target 1 EFLOPS on one H100 (989 TFLOPS BF16): ceil(1000 / 0.989) = 1,012 GPUs;
+    sized capex = capex x 1,012 / 1. A new H100 price typed into Inputs = the CLI with
+    that price in a --prices file."""
+    args = ["compare", "nvidia-h100-sxm5", str(DESIGNS / "gb200_nvl72.yaml"), "--target",
+            "1 EFLOPS"]
+    r = run_cli_module(*args, "--report", "xlsx", "--name", "t", "-o", str(tmp_path))
+    assert r.exit_code in (0, 1), r.output
+    wb = openpyxl.load_workbook(tmp_path / "t.xlsx")
+    row = next(c.row for c in wb["Inputs"]["A"] if c.value == "nvidia-h100-sxm5")
+    v = recalc(tmp_path / "t.xlsx", keep=("Inputs", "TCO", "Capex lines", "Comparison"),
+               edits={("Inputs", f"B{row}"): 20000})
+    prices = tmp_path / "p.yaml"
+    prices.write_text(
+        "as_of: 2026-01-01\ncurrency: USD\nprices:\n"
+        "  - {slug: nvidia-h100-sxm5, usd: 20000, basis: quote, date: 2026-01-01,\n"
+        "     source: {title: my quote, url: https://example.com/q, tag: V}}\n")
+    j = run_cli_module(*args, "--prices", str(prices), "--format", "json")
+    want = {r["metric"]: r for r in json.loads(j.output)["comparison"]}
+    assert want["sized_gpus"]["nvidia-h100-sxm5"] == 1012
+    ws = wb["Comparison"]
+    n = 0
+    for cells in ws.iter_rows(min_row=2):
+        key = cells[-1].value
+        if key in ("sized_capex_usd", "sized_tco_usd"):
+            for c, label in zip(cells[3:5], ("nvidia-h100-sxm5", "gb200_nvl72")):
+                assert c.data_type == "f"
+                _rounded(v.get(("COMPARISON", c.coordinate)), want[key][label], (key, label))
+                n += 1
+    assert n == 4
+    assert want["sized_capex_usd"]["nvidia-h100-sxm5"] == 1012 * 20000

@@ -113,9 +113,16 @@ def _cat_sum(block: tuple, cat: str) -> str:
 
 
 def cost_formula(metric: str, t: dict[str, str], block: tuple | None,
-                 racks_cell: str | None, prec: str) -> str | None:
+                 cells: dict[str, str], prec: str) -> str | None:
     """The Comparison cell of ``metric`` for the option on TCO row cells ``t`` (key ->
-    cell), or None when the metric does not depend on an input."""
+    cell; ``cells``: metric -> the option's cell of another Comparison row), or None when
+    the metric does not depend on an input. Sized capex and TCO scale with the option's:
+    x sized GPUs / GPUs (whole blocks of the option)."""
+    racks_cell = cells.get("racks")
+    if metric in ("sized_capex_usd", "sized_tco_usd") and "sized_gpus" in cells:
+        base = t["capex_usd" if metric == "sized_capex_usd" else "tco_usd"]
+        return (f'=IF(OR({base}="",{t["gpus"]}=0),"",{base}*{cells["sized_gpus"]}'
+                f'/{t["gpus"]})')
     fac_mw = f'({t["it_power_kw"]}*{t["pue_used"]}/1000)'
     direct = {"capex_usd": "capex_usd", "energy_usd_per_year": "energy_usd_per_year",
               "maintenance_usd_per_year": "maintenance_usd_per_year",
@@ -201,7 +208,7 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
     head = ["Section", "Figure", "Unit", *labels, "Bounds", "Differs", "Ranking", "Key"]
     _head(ws, 1, head)
     rows = data["comparison"]
-    racks_row = next((i for i, r in enumerate(rows, start=2) if r["metric"] == "racks"), None)
+    row_of = {r["metric"]: i for i, r in enumerate(rows, start=2)}
     power = {o["label"]: frozenset({POWER}) for o in data["options"]
              if (o.get("metrics") or {}).get("power_unknown_parts_count")}
     lower_capex = {lb: capex_lower_cond(f"TCO!${tco_cols['capex_usd']}${j + 2}", blocks.get(lb))
@@ -221,8 +228,8 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
             ref = f"{col}{i}"
             v = r.get(label)
             t = {k: f"TCO!${c}${j + 2}" for k, c in tco_cols.items()}
-            text = (cost_formula(metric, t, blocks.get(label),
-                                 f"{col}{racks_row}" if racks_row else None, prec)
+            cells = {k: f"{col}{row_of[k]}" for k in ("racks", "sized_gpus") if k in row_of}
+            text = (cost_formula(metric, t, blocks.get(label), cells, prec)
                     if v is not None else None)
             if text:
                 formula(ws, ref, text)
