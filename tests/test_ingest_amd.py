@@ -131,3 +131,45 @@ def test_showtopo_row_shorter_than_header_names_the_line(tmp_path):
     with pytest.raises(InventoryError, match="row GPU0 has 1 cells") as err:
         parse_showtopo(p)
     assert err.value.line == 3
+
+
+def test_a_json_number_over_the_digit_limit_is_bad_input(tmp_path):
+    p = tmp_path / "amd-smi-static.json"
+    p.write_text('[{"gpu": ' + "9" * 5000 + "}]")
+    with pytest.raises(InventoryError, match="malformed or truncated JSON"):
+        parse_amd_static(p)
+
+
+# ---- robustness: any text either parses or raises InventoryError (never another error)
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from infra.ingest.amd import parse_showtopo_text  # noqa: E402
+
+REAL_TOPO = (NODE / "rocm-smi-showtopo.txt").read_text()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(REAL_TOPO)), st.integers(0, len(REAL_TOPO)), st.text(max_size=40))
+def test_any_cut_or_splice_of_the_real_showtopo(a, b, junk):
+    text = REAL_TOPO[:min(a, b)] + junk + REAL_TOPO[max(a, b):]
+    try:
+        t = parse_showtopo_text(text, "t.txt")
+    except InventoryError:
+        return
+    assert all(0 <= t.xgmi_links(g) < len(t.gpus) for g in t.gpus)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                    lambda kids: st.lists(kids, max_size=3)
+                    | st.dictionaries(st.sampled_from(["gpu", "asic", "bus", "oam_id",
+                                                       "device_id", "value", "bdf"]), kids,
+                                      max_size=4), max_leaves=12))
+def test_any_json_shape_is_read_or_refused(tmp_path_factory, data):
+    p = tmp_path_factory.mktemp("j") / "amd-smi-static.json"
+    p.write_text(json.dumps([data]))
+    try:
+        parse_amd_static(p)
+    except InventoryError:
+        pass

@@ -91,7 +91,7 @@ def parse_amd_static(path: Path | str) -> tuple[AmdGpu, ...]:
 def _from_json(text: str, file: str) -> tuple[AmdGpu, ...]:
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # also a number over the int digit limit
         line = getattr(exc, "lineno", None)
         raise InventoryError(f"malformed or truncated JSON ({type(exc).__name__})", file=file,
                              line=line, hint=f"capture the whole output again: {STATIC_TOOL}"
