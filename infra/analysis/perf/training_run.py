@@ -150,7 +150,8 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
     tokens_step = s.micro_batches * s.parallelism.mb * s.parallelism.dp * fig.sequence_length
     tps = tokens_step / s.step_time_s
     tflops = s.model_flops_per_gpu / s.step_time_s / 1e12
-    good, good_note = _goodput(analysis, n, rates)
+    ckpt = fig.params * (framework.weight_bytes_per_param + framework.optimizer_bytes_per_param)
+    good, good_note = _goodput(analysis, n, rates, ckpt)
     days = tokens / (tps * good) / 86_400
     hours = days * 24
     share = n / t.gpus
@@ -190,20 +191,47 @@ def _no_fit(arch, fig, chip, fw, n, smallest, given) -> InfeasibleDesignError:
         hint="give more GPUs (--gpus) or a design with more HBM per GPU")
 
 
-def _goodput(analysis, n: int, rates) -> tuple[float, str]:
+def _goodput(analysis, n: int, rates, checkpoint_bytes: float = 0.0) -> tuple[float, str]:
+    """Goodput of an ``n``-GPU job from the failure rates. Where the design reaches storage
+    (its ``storage:`` entries), a checkpoint of ``checkpoint_bytes`` (weights and optimizer
+    state) is written and, on a restart, read back at the storage's bound for ``n`` GPUs
+    (the fastest storage all of them reach); otherwise the rate table's assumed write
+    time and restart stand."""
     from infra.analysis.reliability.failures import failure_rows, geometry, job_view
     from infra.models.rates import load_rates
 
     rates = rates or load_rates(design_rows=analysis.rd.design.failure_rates,
                                 design_file=analysis.rd.file)
     geo = geometry(analysis)
-    view = job_view(failure_rows(analysis, rates), geo, n, rates.job.checkpoint_write_seconds,
-                    rates.job.restart_minutes)
+    write_s, restart_min = rates.job.checkpoint_write_seconds, rates.job.restart_minutes
+    where = ""
+    store = _job_storage(analysis, n) if checkpoint_bytes else None
+    if store is not None:
+        from infra.analysis.network.storage import checkpoint_seconds
+
+        write_s = checkpoint_seconds(store, checkpoint_bytes, n)
+        read_s = checkpoint_seconds(store, checkpoint_bytes, n, write=False)
+        restart_min += read_s / 60
+        where = (f" to storage {store.name!r} ({checkpoint_bytes / 1e12:,.2f} TB at "
+                 f"{store.job_gbyte_s(n, True):,.0f} GB/s; read back in {read_s:,.0f} s on "
+                 "restart)")
+    view = job_view(failure_rows(analysis, rates), geo, n, write_s, restart_min)
     return view.goodput_fraction, (
         f"goodput {view.goodput_fraction:.3f}: {view.interruptions_per_day:.2f} interruptions "
         f"per day on {n:,} GPUs, checkpoint every {view.daly_interval_minutes:.0f} min "
-        f"(Daly), write {view.checkpoint_write_seconds:g} s, restart "
-        f"{view.restart_minutes:g} min")
+        f"(Daly), write {view.checkpoint_write_seconds:,.3g} s{where}, restart "
+        f"{view.restart_minutes:,.3g} min")
+
+
+def _job_storage(analysis, n: int):
+    """The fastest-writing storage every GPU of an ``n``-GPU job reaches, or None."""
+    rd = analysis.rd
+    if not rd.design.storage:
+        return None
+    from infra.analysis.network.storage import design_storage
+
+    reach = [s for s in design_storage(rd, analysis.fabrics) if s.gpus >= n]
+    return max(reach, key=lambda s: s.job_gbyte_s(n, True), default=None)
 
 
 def _cost(analysis, cost) -> tuple[float | None, bool]:
