@@ -98,3 +98,20 @@ def test_two_designs_one_combined_report(tmp_path, run_cli):
             g = v[("AVAILABILITY", f"G{row[0].row}")]
             assert g == pytest.approx(-__import__("math").log10(1 - a))
             assert v[("AVAILABILITY", f"H{row[0].row}")] == pytest.approx((1 - a) * 8760)
+
+
+def test_workbook_answer_sheet(tmp_path, run_cli):
+    """The single-design workbook gets an Answer sheet: each availability as written,
+    with its nines and downtime hours a year (0.94586: 1.267 nines, 474.3 h)."""
+    import openpyxl
+
+    r = run_cli("failures", AWS, "--samples", "2000", "--report", "xlsx", "-o", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    wb = openpyxl.load_workbook(tmp_path / "aws_nvl36x2.failures.xlsx")
+    rows = list(wb["Answer"].iter_rows(values_only=True))
+    assert rows[0][:5] == ("Figure", "As written", "Value", "Nines", "Downtime (hours)")
+    by = {r[0]: r for r in rows[1:]}
+    a = by["scale-up domain availability (every tray up)"]
+    assert a[3] == pytest.approx(-__import__("math").log10(1 - a[2]), abs=1e-3)
+    assert a[4] == pytest.approx((1 - a[2]) * 8760, abs=0.01)
+    assert by["GPU-hours lost"][1].endswith("% of GPU-hours")

@@ -110,9 +110,10 @@ def failures(files, fmt, reports, outdir, rates_file, rates_db, job_gpus, checkp
 
                 write_html(failures_page(data), path)
             else:
+                from infra.reports.failures_text import with_headline
                 from infra.reports.xlsx_report import write_xlsx
 
-                write_xlsx(data, path)
+                write_xlsx(with_headline(data), path)
             click.echo(f"wrote {path}", err=True)
 
 

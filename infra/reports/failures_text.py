@@ -114,6 +114,29 @@ def headline(m: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def headline_rows(m: dict[str, Any]) -> list[dict[str, Any]]:
+    """The headline as a table (for the workbook): each figure as written, its value,
+    and for an availability its nines and downtime hours a year."""
+    keys = {"domain_full_availability_fraction": "scale-up domain availability (every tray up)",
+            "job_all_domains_availability_fraction": "job availability (all its domains at once)",
+            "gpu_hours_lost_fraction": "GPU-hours lost", "job_goodput_fraction": "job goodput"}
+    out = []
+    for key, label in keys.items():
+        v = m.get(key)
+        if v is None:
+            continue
+        avail = key.endswith("availability_fraction")
+        out.append({"figure": label, "as_written": metric_text(key, v), "value": v,
+                    "nines": round(nines(v), 3) if avail and v < 1 else None,
+                    "downtime_hours": round(downtime_hours(v), 2) if avail else None})
+    return out
+
+
+def with_headline(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the headline as its first table (``answer``), for the workbook."""
+    return {**data, "tables": {"answer": headline_rows(data["metrics"]), **data["tables"]}}
+
+
 def metric_text(name: str, value: Any) -> str:
     """One figure of the review as every report writes it, unit included."""
     if value is None:
