@@ -1,4 +1,4 @@
-"""One error path (exit 2 for bad input, exit 1 + 'please report' for bugs), multi-file
+"""One error path (exit 2 for bad input, exit 3 + 'please report' for bugs), multi-file
 commands that check every input before writing, and atomic, reproducible report files."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ NVL72 = str(DESIGNS / "gb200_nvl72.yaml")
 DGX = str(DESIGNS / "dgx_h100_superpod.yaml")
 
 
-def test_unexpected_exception_is_one_line_exit_1(run_cli, monkeypatch):
+def test_unexpected_exception_is_one_line_exit_3(run_cli, monkeypatch):
+    # exit 3, never 1: 1 is a finding (a design rule, diff's bring-up gate), a result a CI
+    # gate acts on (issue 31, N1: a crash looked like a failed bring-up)
     import infra.analysis.summary as summary
 
     def boom(*a, **k):
@@ -23,7 +25,7 @@ def test_unexpected_exception_is_one_line_exit_1(run_cli, monkeypatch):
 
     monkeypatch.setattr(summary, "analyze_file", boom)
     res = run_cli("design", NVL72, "-q")
-    assert res.exit_code == 1
+    assert res.exit_code == 3
     lines = res.output.strip().splitlines()
     assert len(lines) == 1, res.output
     assert "internal error while processing" in lines[0] and "gb200_nvl72.yaml" in lines[0]

@@ -98,7 +98,7 @@ def test_a_worker_that_dies_is_an_error_not_a_hang():
 
 
 def test_a_failing_summary_fails_the_run_after_the_reports(tmp_path, monkeypatch):
-    """A bug in the printer: exit 1 with the internal-error line, the reports still there."""
+    """A bug in the printer: exit 3 with the internal-error line, the reports still there."""
     r = _py("import sys\n"
             "import infra.reports.terminal as t\n"
             "def boom(view, **kw):\n    raise ValueError('boom')\n"
@@ -107,7 +107,7 @@ def test_a_failing_summary_fails_the_run_after_the_reports(tmp_path, monkeypatch
             f"sys.argv = ['infra', 'design', {str(AWS)!r}, '--report', 'json', '-o', "
             f"{str(tmp_path)!r}]\n"
             "main()\n")
-    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.returncode == 3, r.stdout + r.stderr
     assert "internal error" in r.stderr and "ValueError: boom" in r.stderr
     assert (tmp_path / "aws_nvl36x2.json").exists()
 

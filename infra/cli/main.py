@@ -10,7 +10,9 @@ import sys
 import click
 
 EXIT_USER_ERROR = 2
-EXIT_INTERNAL_ERROR = 1
+# A bug: its own code, never 1, which is a result (a design-rule finding, infra diff's failed
+# bring-up gate) a CI gate acts on (issue 31, N1)
+EXIT_INTERNAL_ERROR = 3
 
 
 class InfraGroup(click.Group):
@@ -18,7 +20,8 @@ class InfraGroup(click.Group):
 
     - :class:`infra.errors.InfraError` (bad input, infeasible design): one ``error:``
       line, exit code 2.
-    - Anything else is a bug: one line naming the input and "please report", exit 1.
+    - Anything else is a bug: one line naming the input and "please report", exit 3
+      (exit 1 is a finding: a broken design rule, a failed bring-up gate).
     - ``--debug`` shows the traceback of either.
     """
 
