@@ -364,7 +364,7 @@ def classify(case: Case, exit_code: int, output: str, exception: BaseException |
         if not _finite(data):
             return Outcome("d", 0, "non-finite figure")
         gpus = data.get("metrics", {}).get("gpus") if isinstance(data, dict) else None
-        if gpus is not None and not 1 <= gpus <= 10**12:
+        if gpus is not None and not 1 <= gpus <= 10**8:  # MAX_GPUS
             return Outcome("d", 0, f"gpus = {gpus}")
     return Outcome("n", 0, "")
 

@@ -58,17 +58,21 @@ def test_availability_self_check_agrees_on_dgx_h100_superpod(run_cli):
     assert rows and all(r["agrees"] for r in rows), rows
 
 
-def test_failures_on_10_12_gpus_is_finite(run_cli, tmp_path):
-    # Before: OverflowError: math range error (goodput) at >= 10^9 GPUs.
+def test_failures_on_the_largest_design_is_finite(run_cli, tmp_path):
+    # Before: OverflowError: math range error (goodput) at >= 10^9 GPUs. The largest
+    # design is now 10^8 GPUs (issue 31, D9: 3.2 x 10^10 passed); one rack more is exit 2.
     text = (DESIGNS / "llama3_h100_16k.yaml").read_text()
     big = tmp_path / "big.yaml"
-    big.write_text(text.replace("  dgx4: 512", "  dgx4: 31250000000"))  # x 32 GPUs = 10^12
+    big.write_text(text.replace("  dgx4: 512", "  dgx4: 3125000"))  # x 32 GPUs = 10^8
     assert big.read_text() != text
     res = run_cli("failures", str(big), "--format", "json", "--samples", "1000")
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["metrics"]["gpus"] == 10**12
+    assert data["metrics"]["gpus"] == 10**8
     assert finite_everywhere(data)
+    big.write_text(text.replace("  dgx4: 512", "  dgx4: 3125001"))  # 10^8 + 32 GPUs
+    res = run_cli("failures", str(big), "--format", "json", "--samples", "1000")
+    assert res.exit_code == 2 and "100,000,032 GPUs: beyond the 100,000,000" in res.output
 
 
 @pytest.mark.parametrize("args", [

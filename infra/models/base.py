@@ -17,7 +17,12 @@ from infra.models.field_docs import field_description
 # is an error) and has a physical upper bound that the JSON Schema states. Counts are
 # exact integers (no 4.0). The bounds are far above any real part, so they only catch
 # typos and absurd inputs; they keep every figure the analyses compute finite.
-MAX_COUNT = 10**12  # any one count in a file; also the largest design supported (GPUs)
+MAX_COUNT = 10**12  # any one count in a file
+# The largest design supported, in GPUs (issue 31, D9: 3.2 x 10^10 passed): the site
+# envelope's bound of 10 GW (PHYSICAL_MAX, _kw) powers about 10^7 GPUs at ~1 kW each
+# with cooling; 10^8 leaves ten times that, and is several times every data-centre GPU
+# shipped to date. A larger design is a count multiplied once too often.
+MAX_GPUS = 10**8
 MAX_PER_RACK = 1_000  # units of one type in one rack layout (a 60U rack of 0U PDUs...)
 MAX_PER_PART = 1_000  # parts of one type inside one catalog part (the largest ships 16)
 

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from infra.errors import CompareError, describe_value
-from infra.models.base import MAX_COUNT
+from infra.models.base import MAX_GPUS
 from infra.models.parts import PRECISIONS
 
 FLOPS_UNITS = {"tflops": 1e-3, "pflops": 1.0, "eflops": 1e3}  # -> PFLOPS
@@ -128,8 +128,8 @@ def size_to(block: Block, target: Target) -> Sizing:
         return Sizing(target, block.name, 0, 0, None, 0, 0, None, None, None,
                       f"{block.name}: no {target.label.split(' ', 1)[1]} figure; not sized")
     ratio = target.value / cap
-    if not math.isfinite(ratio) or ratio * max(block.gpus, 1) > MAX_COUNT:
-        raise CompareError(f"target {describe_value(target.text)} needs more than {MAX_COUNT:,} "
+    if not math.isfinite(ratio) or ratio * max(block.gpus, 1) > MAX_GPUS:
+        raise CompareError(f"target {describe_value(target.text)} needs more than {MAX_GPUS:,} "
                            f"GPUs of {block.name}: beyond the size this tool supports",
                            hint="give a smaller target")
     n = math.ceil(ratio - EPS) if target.quantity == "dense_pflops" else math.floor(ratio + EPS)
