@@ -140,3 +140,14 @@ def test_cli_choices_are_the_models():
 
     assert collectives_cmd.OPS == OPS
     assert collectives_cmd.ALGOS == tuple(a for a in ALGORITHMS if a != "P2P")
+
+
+def test_all_to_all_of_a_partly_filled_domain_is_bound_by_its_nics():
+    """75 GPUs on NVL72 racks are 72 + 3: each of the 3 sends 72/75 of its buffer through
+    its one NIC (400 Gb/s), so the NIC binds and the job is far slower than 72 GPUs in one
+    domain (hypothesis found 75 GPUs at 191,651,822 bytes a hair faster before)."""
+    rd = load_design(DESIGNS / "gb200_nvl72_576.yaml")
+    (r,) = collectives(rd, ops=("all_to_all",), gpus=(75,), sizes=(191_651_822,))
+    (one,) = collectives(rd, ops=("all_to_all",), gpus=(72,), sizes=(191_651_822,))
+    assert "NIC" in r.bottleneck and "NVLink" in one.bottleneck
+    assert r.time_s > 5 * one.time_s  # 72/75 over 50 GB/s against 71/72 over ~700 GB/s

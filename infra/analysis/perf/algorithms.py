@@ -220,10 +220,14 @@ def _latency(op: str, m: CollectiveModel, algo: str, proto: int, pl: Placement) 
 
 
 def _p2p(m: CollectiveModel, pl: Placement, bw: JobBandwidth) -> Candidate:
-    """All-to-all: per GPU, (p-1)/n of the buffer over its links, (n-p)/n over one NIC."""
+    """All-to-all: per GPU, (p-1)/n of the buffer over its links, (n-p)/n over one NIC,
+    where p is the GPUs of the job in its domain; the GPUs of a partly filled last domain
+    send the most over the network and finish last (75 GPUs as 72 + 3: each of the 3
+    sends 72/75 of its buffer through its NIC)."""
     n, p = pl.gpus, pl.ppn
+    last = n - (pl.nodes - 1) * p if pl.nodes > 1 else p  # GPUs in the last domain
     intra_share = (p - 1) / n
-    inter_share = (n - p) / n
+    inter_share = (n - min(p, max(1, last))) / n
     t_up = intra_share / bw.up if intra_share else 0.0
     t_net = inter_share / bw.nic if inter_share else 0.0
     why = bw.up_label if t_up >= t_net else bw.nic_label
