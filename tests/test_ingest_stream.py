@@ -44,3 +44,9 @@ def test_hosts_are_read_in_turn(tmp_path):
     assert first.host == "r001n01" and len(first.gpus) == 8
     with pytest.raises(InventoryError, match="without nvidia-smi-q.xml"):
         list(nodes)
+
+
+def test_ingest_of_a_fabric_dump_alone_says_there_is_no_host(tmp_path, run_cli):
+    shutil.copy(FIX / "hgx-h100-clean/ibnetdiscover.txt", tmp_path / "ibnetdiscover.txt")
+    res = run_cli("ingest", str(tmp_path), "--to-design", str(tmp_path / "d.yaml"))
+    assert res.exit_code == 2 and "no host directory with GPU dumps" in res.output

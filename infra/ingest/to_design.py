@@ -111,6 +111,11 @@ def _draft(briefs: list[NodeBrief], inv: Inventory, catalog: Catalog,
         if tray is not None:
             trays[tray.slug] = tray
             placed.append((node, tray))
+    if not briefs:
+        raise InfraError("no host directory with GPU dumps: nothing to draft a design from "
+                         "(a fabric dump alone gives no tray type)", file=inv.root,
+                         hint="add one directory per host with its nvidia-smi -q -x (or "
+                              "amd-smi static) output")
     if not placed:
         raise InfraError("no node matched a catalog tray type", file=inv.root,
                          hint="add the GPU's pci_device_ids to its catalog entry")
