@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import os
 import re
 import stat
@@ -226,6 +227,7 @@ def zero_uuid(value: str | None) -> bool:
     return value is None or not value.replace("-", "").strip("0")
 
 
+@functools.lru_cache(maxsize=4096)  # identical servers repeat the same bus ids
 def norm_bus_id(bus: str | None) -> str | None:
     """``00000000:29:00.0`` / ``0000:29:00.0`` -> ``0000:29:00.0`` (lower case).
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 from infra.ingest.base import InventoryError, na, read_text, small_int
@@ -96,7 +97,7 @@ def parse_topo_text(text: str, file: str) -> TopoMatrix:
         if len(vals) < len(devices):
             raise InventoryError(f"row {toks[0]} has {len(vals)} cells, the header names "
                                  f"{len(devices)} devices", file=file, line=n)
-        cells.update(zip(((row, col) for col in columns), vals))
+        cells.update(zip(zip(repeat(row), columns), vals))
         rest = vals[len(devices):]
         cpu[row] = na(rest[0]) if len(rest) > 0 and extras else None
         numa[row] = na(rest[1]) if len(rest) > 1 else None
