@@ -47,8 +47,14 @@ def graphml_export(rd: ResolvedDesign, scope: str = "fabric") -> Export:
 
         g = cluster_graph(rd)
     else:
+        from infra.analysis.network.fabric import design_fabrics
         from infra.topology.export import scoped_graph
 
+        if scope.split(":")[0] == "fabric" and not design_fabrics(rd):
+            raise ExportError(f"{rd.file}: design {rd.name!r} has no fabric, so --scope "
+                              f"{scope} has nothing to draw",
+                              hint="add a 'fabrics:' section, or use --scope domain, rack or "
+                                   "cluster")
         g = scoped_graph(rd, scope)
     h = normalise(g, {"design": one_line(rd.name), "source": one_line(rd.file.name),
                       "scope": scope})  # XML holds no control characters
