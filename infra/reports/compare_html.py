@@ -157,15 +157,29 @@ def tco_table(data: dict[str, Any]) -> str:
 def cash_flow_table(data: dict[str, Any]) -> str:
     head = ["Option", "Year", "Capex", "Energy", "Maintenance", "Facility", "Total",
             "Discount factor", "Present value"]
-    rows = []
-    for f in data.get("cash_flow", []):
-        cells = [_td(f["option"]), _td(str(f["year"]), f["year"], "num")]
-        cells += [_td(usd(f[k]), f[k], "num") for k in
-                  ("capex_usd", "energy_usd", "maintenance_usd", "facility_usd", "total_usd")]
-        cells += [_td(f"{f['discount_factor']:.4f}", f["discount_factor"], "num"),
-                  _td(usd(f["present_value_usd"]), f["present_value_usd"], "num")]
+    lower = {r["option"] for r in data.get("tco", [])
+             if r["capex_lower_bound"].startswith("lower bound")}
+    npv = {r["option"]: r.get("npv_usd") for r in data.get("tco", [])}
+    rows, flows = [], data.get("cash_flow", [])
+    for i, f in enumerate(flows):
+        ge = "\u2265 " if f["option"] in lower else ""
+
+        def money(k: str, mark: str = "") -> str:
+            v = f[k]
+            return _td((mark if v else "") + usd(v), v, "num")
+
+        cells = [_td(f["option"]), _td(str(f["year"]), f["year"], "num"),
+                 money("capex_usd", ge), money("energy_usd"), money("maintenance_usd", ge),
+                 money("facility_usd"), money("total_usd", ge),
+                 _td(f"{f['discount_factor']:.4f}", f["discount_factor"], "num"),
+                 money("present_value_usd", ge)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return _table(head, rows, "cash-flow", "Cash flow by year", fold=len(rows) > 12)
+        if i + 1 == len(flows) or flows[i + 1]["option"] != f["option"]:
+            v = npv.get(f["option"])
+            rows.append("<tr>" + _td(f["option"]) + _td("NPV") + "".join(_td("") for _ in range(6))
+                        + f"<td class=\"num\" data-v=\"{esc(v)}\"><strong>"
+                        f"{esc(ge + usd(v))}</strong></td></tr>")
+    return _table(head, rows, "cash-flow", "Cash flow by year", fold=len(rows) > 14)
 
 
 def scenarios_table(data: dict[str, Any]) -> str:
