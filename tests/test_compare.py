@@ -247,3 +247,17 @@ def test_price_file_override_and_unknown_slug(catalog, tmp_path):
     with pytest.raises(PriceError, match="unknown catalog slug") as e:
         load_prices([bad], catalog)
     assert "nvidia-h100-sxm5" in str(e.value) and e.value.line == 4
+
+
+def test_prices_years_apart_are_named(catalog, book):
+    """A 2023 price beside a 2026 one is not like for like in date (accuracy-audit-3 row 17):
+    the assumptions say so. DGX H100 $270k is dated 2023-05-01, the GB200 NVL72 rack $3.5M
+    2026-05-01: 1,096 days / 365.25 = 3.0 years."""
+    items = {r["item"]: r for r in compare([DGX, NVL72], book, catalog).assumptions}
+    row = items["price dates"]
+    assert row["value"] == "2023-05-01 to 2026-05-01"
+    assert "nvidia-dgx-h100 is priced 3.0 years before nvidia-gb200-nvl72-rack" in row["source"]
+    # one generation's prices alone: no such row (DGX B200 2025-03-16 with QM9700 2024-08-22:
+    # 206 days apart)
+    same = {r["item"] for r in compare([str(DESIGNS / "dgx_b200_su.yaml")], book, catalog).assumptions}
+    assert "price dates" not in same

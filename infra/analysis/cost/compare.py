@@ -334,13 +334,22 @@ def assumptions(a: CostAssumptions, target: Target | None, book: PriceBook,
         {"item": "facility life (years)", "value": a.facility_life_years,
          "source": "assumption: the TCO carries years / life of the build cost"},
     ]
-    for p in sorted({p.slug: p for o in options for p in o.capex.prices()}.values(),
-                    key=lambda p: p.slug):
+    used = sorted({p.slug: p for o in options for p in o.capex.prices()}.values(),
+                  key=lambda p: p.slug)
+    for p in used:
         rng = (f" (range {p.low_usd or p.usd:,.0f}-{p.high_usd or p.usd:,.0f})"
                if p.low_usd or p.high_usd else "")
         rows.append({"item": f"price {p.slug}", "value": p.usd,
                      "source": f"{p.basis}, covers {p.covers}, {p.date}{rng}, [{p.source.tag}] "
                                f"{p.source.title} {p.source.url} ({book.files[p.slug].name})"})
+    if used and (max(p.date for p in used) - min(p.date for p in used)).days > 365:
+        # a 2023 street price beside a 2026 estimate is not like for like (prices fall as a
+        # generation ages): say so wherever the prices are listed (accuracy-audit-3 row 17)
+        old, new = min(used, key=lambda p: p.date), max(used, key=lambda p: p.date)
+        rows.append({"item": "price dates", "value": f"{old.date} to {new.date}",
+                     "source": f"not like for like in date: {old.slug} is priced "
+                               f"{(new.date - old.date).days / 365.25:.1f} years before "
+                               f"{new.slug}; pass dated quotes with --prices"})
     if target:
         rows.append({"item": "target", "value": target.label,
                      "source": "blocks: ceil for FLOPS, floor (fits within) for MW"})
