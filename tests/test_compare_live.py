@@ -132,6 +132,9 @@ def test_cash_flow_sums_to_the_npv(live):
         assert v.get(("CASH FLOW", f"C{top + YEARS + 1}")) is None  # past the horizon: blank
         npv = next(c.row for c in ws["A"][top:] if c.value == "NPV")
         _close(v.get(("CASH FLOW", f"H{npv}")), o["npv_usd"], "npv")
+        note = v.get(("CASH FLOW", f"B{top - 2}")) or ""
+        assert note.startswith("\u2265 capex is a lower bound") == o["capex_lower_bound"].startswith(
+            "lower bound"), (o["option"], note)
 
 
 def test_scenarios_low_base_high(live):

@@ -256,7 +256,8 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
         row[0].alignment = Alignment(wrap_text=True, vertical="top")
 
 
-def cash_flow_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str]) -> dict[str, int]:
+def cash_flow_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
+                    blocks: dict[str, tuple] | None = None) -> dict[str, int]:
     """Sheet "Cash flow": a block per option; returns option -> row of its NPV."""
     from openpyxl.styles import Font
 
@@ -276,6 +277,10 @@ def cash_flow_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str]) -> dict[
     for j, o in enumerate(data["options"]):
         r = j + 2
         ws.cell(row=row, column=1, value=o["label"]).font = Font(bold=True)
+        cond = capex_lower_cond(f"{c['capex_usd']}{r}", (blocks or {}).get(o["label"]))
+        if cond:  # live: goes when every line is priced
+            formula(ws, f"B{row}", f'=IF({cond},"\u2265 capex is a lower bound (unpriced lines): '
+                                   'capex, maintenance, totals and the NPV are lower bounds","")')
         _head(ws, row + 1, CASH_HEAD)
         first = row + 2
         for y in range(shown + 1):

@@ -190,7 +190,7 @@ def build_workbook(data: dict[str, Any]):
         blocks = capex_lines_sheet(wb, data["capex_lines"], prices)
         tco_cols = tco_sheet(wb, data["tco"], data["cost_inputs"], data.get("capex_scope_check"),
                              blocks)
-        cash_flow_sheet(wb, data, tco_cols)
+        cash_flow_sheet(wb, data, tco_cols, blocks)
         scenarios_sheet(wb, data, tco_cols, blocks)
         comparison_sheet(wb, data, tco_cols, blocks)
         charts_sheet(wb, data, tco_cols, blocks)
