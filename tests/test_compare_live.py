@@ -149,6 +149,8 @@ def test_scenarios_low_base_high(live):
         s = want[(row[0].value, names[row[1].value])]
         for col, key in (("C", "low"), ("D", "base"), ("E", "high")):
             _close(v.get(("SCENARIOS", f"{col}{row[0].row}")), s[key], (s["option"], s["figure"], key))
+        mark = v.get(("SCENARIOS", f"F{row[0].row}"))
+        assert mark == ("\u2265 lower bound" if s["bound"] == "lower" else None), s
         n += 1
     assert n == len(data["scenarios"]) == 5 * len(OPTIONS)
     dgx = want[("dgx_h100_su", "capex_usd")]

@@ -340,7 +340,11 @@ def scenarios_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
             ws.cell(row=i, column=1, value=label)
             ws.cell(row=i, column=2, value=text)
             b = bound.get((label, key))
-            ws.cell(row=i, column=6, value=f"{MARK[b]} {WORDS[b]}" if b else None)
+            cond = capex_lower_cond(t("capex_usd"), block)
+            if cond:  # live: every figure here grows with capex
+                formula(ws, f"F{i}", f'=IF({cond},"{MARK["lower"]} {WORDS["lower"]}","")')
+            else:
+                ws.cell(row=i, column=6, value=f"{MARK[b]} {WORDS[b]}" if b else None)
             for col, tot in (("C", "low_total_usd"), ("D", "total_usd"), ("E", "high_total_usd")):
                 cap = f"{col}{cap_row}"
                 if key == "capex_usd":
