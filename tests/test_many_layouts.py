@@ -27,10 +27,12 @@ def test_elevations_are_drawn_ten_layouts_per_page(hall23):
     from infra.reports.diagrams.elevation import rack_elevation_diagrams
 
     pages = rack_elevation_diagrams(hall23)
-    # 23 layouts, 10 per page: 10 + 10 + 3
+    # 23 compute layouts and, last, the 3-tier fabric's network racks (4 contents: leaf,
+    # spine and core racks), 10 per page: 10 + 10 + 7
     assert [d.name for d in pages] == ["rack_elevations_p001", "rack_elevations_p002",
                                        "rack_elevations_p003"]
-    assert pages[2].title == "Rack elevations, layouts 21-23 of 23"
+    assert pages[2].title == "Rack elevations, layouts 21-27 of 27"
+    assert pages[2].source.count("<b>network: ") == 4
     for k, d in enumerate(pages):
         drawn = {f"l{i}" for i in range(23) if f"<b>l{i}</b>" in d.source}
         assert drawn == {f"l{i}" for i in range(10 * k, min(23, 10 * k + 10))}

@@ -83,3 +83,27 @@ def test_tors_that_do_not_fit_are_an_infeasible_design(tmp_path):
         network_placement(rd)
     with pytest.raises(InfeasibleDesignError, match=need):
         analyze(rd).tables()
+
+
+def test_superpod_elevations_draw_the_network_racks(catalog):
+    """Issue 30 item 5: the SuperPOD's rack elevation drawing shows its network racks.
+    The RA's 4 SU: 8 QM9700 leaves per SU (4 leaf racks of 8 at the end of each SU's row)
+    and 16 spines in one network rack; a 42U rack holds floor((42 - 2) / (1 + 1)) = 20
+    1U switches, so one rack each. Each switch stacks from U42 down with a free U
+    between, so the leaf rack uses U42, U40, ..., U28 and the spine rack down to U12."""
+    from infra.analysis.summary import analyze_file
+    from infra.reports.diagrams.elevation import rack_elevation_diagrams
+
+    a = analyze_file(DESIGNS / "dgx_h100_superpod.yaml", catalog)
+    (d,) = rack_elevation_diagrams(a)
+    src = d.source
+    assert "<b>network: leaf (8 x nvidia-quantum-2-qm9700)</b>: 4 rack(s) of generic-42u-air-rack" in src
+    assert "<b>network: spine (16 x nvidia-quantum-2-qm9700)</b>: 1 rack(s)" in src
+    assert "4 racks; cabling plan names: &lt;SU&gt;/n&lt;k&gt;, network/n&lt;k&gt;" in src
+    assert "1 rack; cabling plan names" in src
+    assert src.count("network switch (leaf)") == 8 and src.count("network switch (spine)") == 16
+    # the compute layouts are still there, named
+    assert "<b>dgx4</b>: 31 rack(s)" in src and "superpod0/su2/r7 (31 racks)" in src
+    # no fabric, no network rack drawn
+    (plain,) = rack_elevation_diagrams(analyze_file(DESIGNS / "gb200_nvl72.yaml", catalog))
+    assert "network:" not in plain.source

@@ -81,3 +81,12 @@ def rack_faces(rd: ResolvedDesign) -> list[RackFaces]:
         used = layout.used_u
         out.append(RackFaces(lname, names[lname], used, top - used, None, tuple(rear)))
     return out
+
+
+def network_faces(elevations) -> list[RackFaces]:
+    """Faces of the network racks (:func:`infra.analysis.layout.placement.network_elevations`,
+    counted from the design's templates): switches only, nothing mounted at the rear.
+    Their instances are not named here (``first`` is empty): the cabling plan names them
+    ``<group>/n<k>`` (leaves, at the end of their SU's row) and ``network/n<k>``."""
+    return [RackFaces(e.layout, RackNames(e.layout, e.racks, (), ""), e.used_u,
+                      e.u_height - e.used_u, None, ()) for e in elevations]

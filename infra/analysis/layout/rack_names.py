@@ -45,6 +45,8 @@ class RackNames:
         >>> RackNames("x", 9, tuple(f"r{i}" for i in range(8)), "r8").shown()
         'r0, r1, r2, r3, ..., r8 (9 racks)'
         """
+        if not self.first:  # not named here (network racks): the count only
+            return f"{self.count:,} rack{'' if self.count == 1 else 's'}"
         if self.count <= min(full, len(self.first)):
             return ", ".join(self.first[:self.count])
         return f"{', '.join(self.first[:head])}, ..., {self.last} ({self.count:,} racks)"

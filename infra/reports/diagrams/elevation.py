@@ -10,7 +10,8 @@ manifolds, 0U PDUs), and a footer with kW, weight and U used / free per rack.
 from __future__ import annotations
 
 from infra.analysis.layout.elevation import RackElevation, rack_elevations
-from infra.analysis.layout.rack_faces import RackFaces, rack_faces
+from infra.analysis.layout.placement import network_elevations
+from infra.analysis.layout.rack_faces import RackFaces, network_faces, rack_faces
 from infra.reports.diagrams import Diagram, style
 from infra.reports.diagrams.style import esc, num
 
@@ -34,6 +35,9 @@ def rack_elevation_diagrams(analysis, per_page: int | None = PER_PAGE,
     """
     faces = {f.layout: f for f in rack_faces(analysis.rd)}
     elevations = [e for e in rack_elevations(analysis.rd, analysis.power) if e.layout in faces]
+    network = network_elevations(analysis.rd)  # counted from templates, not placed
+    faces.update((f.layout, f) for f in network_faces(network))
+    elevations += network
     kinds = sorted({s.kind for e in elevations for s in e.slots}
                    | {r.kind for f in faces.values() for r in f.rear})
     n = per_page or max(1, len(elevations))
@@ -66,14 +70,24 @@ def _page(analysis, elevations: list, faces: dict, kinds: list, name: str, title
         with g.subgraph(name=f"row{r}") as sub:
             sub.attr(rank="same")
             for e in row:
-                sub.node(f"rack_{e.layout}", f"<{rack_table(e, faces[e.layout])}>")
+                sub.node(_node(e, faces), f"<{rack_table(e, faces[e.layout])}>")
         if r:
-            g.edge(f"rack_{rows[r - 1][0].layout}", f"rack_{row[0].layout}")
+            g.edge(_node(rows[r - 1][0], faces), _node(row[0], faces))
     return Diagram(name, title, g.source)
 
 
+def _node(e: RackElevation, faces: dict) -> str:
+    """The DOT node of a layout (network racks: by their switches, no ':' or spaces)."""
+    if faces[e.layout].names.first:
+        return f"rack_{e.layout}"
+    return "netrack_" + "_".join(f"{s.position_u}_{s.slug}" for s in e.slots)
+
+
 def _names(f: RackFaces) -> str:
-    """``a, b, c`` up to SHOW_NAMES names, else ``first 4, ..., last (N racks)``."""
+    """``a, b, c`` up to SHOW_NAMES names, else ``first 4, ..., last (N racks)``; network
+    racks by count, with where the cabling plan puts them."""
+    if not f.names.first:
+        return f"{f.names.shown()}; cabling plan names: <SU>/n<k>, network/n<k>"
     return f.names.shown(SHOW_NAMES)
 
 
