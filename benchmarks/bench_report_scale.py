@@ -12,15 +12,17 @@ address-space limit (``--limit-gib``, default 6) and a timeout, so a regression 
 its case instead of taking the machine down.
 
 Designs (generated): ``gpus``: N GB200 NVL72 racks built directly (72 GPUs each, no
-fabric: a fabric of 10^9 GPUs does not exist at today's radices); ``depth``:
+fabric: a fabric of 10^9 GPUs does not exist at today's radices; past 10^8 GPUs the tool
+refuses the design, exit 2, and the row shows that refusal's cost); ``dag``:
 bench_hetero's pod DAG, each level holding two pods that both hold the next two (2^(d-1)
-racks from 2d pod definitions).
+racks from 2d pod definitions; refused past depth 21); ``depth``: the same DAG doubling
+for 20 levels and one pod a level below that, so 30 levels stay under the limit.
 
 Slopes are log-log between neighbouring sizes (CPU; 0 = flat, 1 = linear).
 
 Run::
 
-    python benchmarks/bench_report_scale.py                       # everything, 1 run each
+    python benchmarks/bench_report_scale.py                       # all three axes, 1 run each
     python benchmarks/bench_report_scale.py --axis depth --runs 3 --formats xlsx html
 """
 
@@ -54,6 +56,17 @@ NVL72 = ("racks:\n  nvl72:\n    type: nvidia-gb200-nvl72-rack\n    contents:\n"
 def flat(gpus: int) -> str:
     racks = max(1, round(gpus / 72))
     return f"name: {racks:,} NVL72 racks ({racks * 72:,} GPUs)\n{NVL72}build:\n  nvl72: {racks}\n"
+
+
+def deep_capped(depth: int, doubling: int = 20) -> str:
+    """A pod hierarchy ``depth`` levels deep whose first ``doubling`` levels double (as
+    :func:`bench_hetero.deep`) and whose deeper levels hold one pod each: 30 levels of
+    pods within the tool's 10^8-GPU limit (2^19 racks, 37.7M GPUs), where the doubling
+    DAG past 21 levels is refused (exit 2)."""
+    text = deep(depth)
+    for level in range(doubling - 1, depth - 1):
+        text = text.replace(f"pods: {{a{level + 1}: 1, b{level + 1}: 1}}", f"pods: {{a{level + 1}: 1}}")
+    return text.replace("pod DAG", "pod hierarchy")
 
 
 def measure(args: list[str], limit_gib: float, timeout: float) -> tuple[float, float, int]:
@@ -95,9 +108,13 @@ def scan(axis: str, sizes: list[int], formats: list[str], runs: int, limit_gib: 
         designs = {}
         for n in sizes:
             f = Path(tmp) / f"{axis}{n}.yaml"
-            f.write_text(flat(n) if axis == "gpus" else deep(n))
+            f.write_text(flat(n) if axis == "gpus" else deep(n) if axis == "dag"
+                         else deep_capped(n))
             designs[n] = f
         label = "GPUs" if axis == "gpus" else "depth"
+        if axis == "dag":
+            print("\n(doubling pod DAG: 2^(d-1) racks; past 10^8 GPUs, depth 22 and up, the "
+                  "design is refused: rc2 = exit 2 with the limit's message)")
         print(f"\n{axis}: CPU s / peak MiB per format (median of {runs}); load {load()}")
         print(f"{label:>14}  " + "  ".join(f"{fmt:>15}" for fmt in formats))
         got: dict[str, list[tuple[int, float]]] = {fmt: [] for fmt in formats}
@@ -109,7 +126,7 @@ def scan(axis: str, sizes: list[int], formats: list[str], runs: int, limit_gib: 
                 mark = "" if rc == 0 else f" rc{rc}"
                 cells.append(f"{cpu:6.2f} / {mib:5.0f}{mark}")
                 got[fmt].append((n, cpu))
-                if rc or cpu > 5 or mib > 500:
+                if rc not in (0, 2) or cpu > 5 or mib > 500:  # 2: refused, as it should be
                     over.append(f"{axis} {n:,} {fmt}: {cpu:.2f} s, {mib:.0f} MiB, exit {rc}")
             print(f"{n:>14,}  " + "  ".join(f"{c:>15}" for c in cells), flush=True)
         print(f"{'CPU slopes':>14}  " + "  ".join(
@@ -135,7 +152,7 @@ def load() -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--axis", choices=("gpus", "depth", "both"), default="both")
+    ap.add_argument("--axis", choices=("gpus", "depth", "dag", "all"), default="all")
     ap.add_argument("--formats", nargs="*", default=list(FORMATS), choices=FORMATS)
     ap.add_argument("--gpus", type=int, nargs="*", default=list(GPUS))
     ap.add_argument("--depths", type=int, nargs="*", default=list(DEPTHS))
@@ -145,10 +162,9 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
     a = ap.parse_args()
     over = []
-    if a.axis in ("gpus", "both"):
-        over += scan("gpus", a.gpus, a.formats, a.runs, a.limit_gib, a.timeout)
-    if a.axis in ("depth", "both"):
-        over += scan("depth", a.depths, a.formats, a.runs, a.limit_gib, a.timeout)
+    for axis, sizes in (("gpus", a.gpus), ("depth", a.depths), ("dag", a.depths)):
+        if a.axis in (axis, "all"):
+            over += scan(axis, sizes, a.formats, a.runs, a.limit_gib, a.timeout)
     print(f"\nload after: {load()}")
     print("targets (<= 5 s CPU, <= 500 MiB, exit 0): " + ("all met" if not over else
                                                           "MISSED: " + "; ".join(over)))
