@@ -40,7 +40,7 @@ def run_cli_module(*args: str):
 def _rounded(got, want, what):
     """``got`` (unrounded) against the CLI's figure rounded to the digits it shows."""
     if isinstance(want, float) and not isinstance(want, bool):
-        assert isinstance(got, float) and any(
+        assert isinstance(got, (int, float)) and not isinstance(got, bool) and any(
             round(got, nd) == pytest.approx(want, rel=1e-12) for nd in range(7)), (what, got, want)
     else:
         _close(got, want, what)
@@ -64,15 +64,20 @@ def live(tmp_path_factory):
     wb = openpyxl.load_workbook(path)
     inputs = wb["Inputs"]
     row = next(c.row for c in inputs["A"] if c.value == EDITED)
+    chip = next(c.row for c in inputs["A"] if c.value == "nvidia-h100-sxm5")
     edits = {("Inputs", "B2"): ENERGY, ("Inputs", "B5"): YEARS, ("Inputs", "B7"): RATE,
              ("Inputs", f"B{row}"): NEW["base"], ("Inputs", f"C{row}"): NEW["low"],
-             ("Inputs", f"D{row}"): NEW["high"]}
+             ("Inputs", f"D{row}"): NEW["high"], ("Inputs", f"B{chip}"): 20000.0,
+             ("Inputs", f"C{chip}"): 18000.0, ("Inputs", f"D{chip}"): 22000.0}
     values = recalc(path, edits=edits)
     prices = tmp / "mine.yaml"
     prices.write_text(
         "as_of: 2026-01-01\ncurrency: USD\nprices:\n"
         f"  - {{slug: {EDITED}, usd: {NEW['base']}, low_usd: {NEW['low']}, "
         f"high_usd: {NEW['high']}, basis: quote, covers: contents, date: 2026-01-01,\n"
+        "     source: {title: my quote, url: https://example.com/q, tag: V}}\n"
+        "  - {slug: nvidia-h100-sxm5, usd: 20000, low_usd: 18000, high_usd: 22000, "
+        "basis: quote, date: 2026-01-01,\n"
         "     source: {title: my quote, url: https://example.com/q, tag: V}}\n")
     j = run_cli_module("compare", *OPTIONS, "--prices", str(prices), "--energy-price",
                        str(ENERGY), "--years", str(YEARS), "--discount-rate", str(RATE),
@@ -177,6 +182,9 @@ def test_comparison_formulas_follow(live):
             n += 1
         if key == "tco_usd":
             assert v[("COMPARISON", f"B{row[0].row}")] == f"TCO over {YEARS} years"
+        if key in ("price_usd", "peak_dense_tflops_bf16_per_1000_usd", "hbm_gb_per_1000_usd"):
+            assert row[5].data_type == "f", key  # the chip's price and what it buys: live
+    assert rows["price_usd"]["nvidia-h100-sxm5"] == 20000  # the edited price
     assert n > 20
 
 

@@ -119,6 +119,14 @@ def cost_formula(metric: str, t: dict[str, str], block: tuple | None,
     the metric does not depend on an input. Sized capex and TCO scale with the option's:
     x sized GPUs / GPUs (whole blocks of the option)."""
     racks_cell = cells.get("racks")
+    if "price" in cells:  # a chip option: its price and the figures per $1,000 of it
+        price = cells["price"]
+        per = {"peak_dense_tflops_bf16_per_1000_usd": cells.get("peak_dense_tflops_bf16"),
+               "hbm_gb_per_1000_usd": cells.get("hbm_gb")}
+        if metric == "price_usd":
+            return f'=IF({price}="","",{price})'
+        if per.get(metric):
+            return f'=IF(OR({price}="",{price}=0),"",{per[metric]}/({price}/1000))'
     if metric in ("sized_capex_usd", "sized_tco_usd") and "sized_gpus" in cells:
         base = t["capex_usd" if metric == "sized_capex_usd" else "tco_usd"]
         return (f'=IF(OR({base}="",{t["gpus"]}=0),"",{base}*{cells["sized_gpus"]}'
@@ -192,7 +200,7 @@ def bounds_formula(pieces: list[str]) -> str | None:
 
 
 def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
-                     blocks: dict[str, tuple]) -> None:
+                     blocks: dict[str, tuple], prices: dict[str, int] | None = None) -> None:
     """Sheet "Comparison": one row per figure, one column per option; figures that
     depend on an input are formulas; bound marks in the Bounds column."""
     from openpyxl.styles import Alignment
@@ -228,7 +236,11 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
             ref = f"{col}{i}"
             v = r.get(label)
             t = {k: f"TCO!${c}${j + 2}" for k, c in tco_cols.items()}
-            cells = {k: f"{col}{row_of[k]}" for k in ("racks", "sized_gpus") if k in row_of}
+            cells = {k: f"{col}{row_of[k]}" for k in ("racks", "sized_gpus", "hbm_gb",
+                                                       "peak_dense_tflops_bf16") if k in row_of}
+            opt = data["options"][j]
+            if opt["kind"] == "gpu" and (prices or {}).get(opt["label"]):
+                cells["price"] = f"Inputs!$B${prices[opt['label']]}"
             text = (cost_formula(metric, t, blocks.get(label), cells, prec)
                     if v is not None else None)
             if text:

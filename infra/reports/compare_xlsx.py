@@ -192,7 +192,7 @@ def build_workbook(data: dict[str, Any]):
                              blocks)
         cash_flow_sheet(wb, data, tco_cols, blocks)
         scenarios_sheet(wb, data, tco_cols, blocks)
-        comparison_sheet(wb, data, tco_cols, blocks)
+        comparison_sheet(wb, data, tco_cols, blocks, prices)
         charts_sheet(wb, data, tco_cols, blocks)
     else:  # no cost inputs (an older dict): the tables as they are
         _sheet(wb, "Comparison", data["comparison"])
