@@ -15,6 +15,15 @@ Both commands stream the inventory (one host's dumps in memory at a time), so pe
 stays flat; every node is the same dump, so each is also one ``gpu-duplicate`` error (the
 diff exits 1).
 
+Measured 2026-12-02 on the shared 2-core machine under load 9-15 (CPU time, fresh process):
+
+    diff    1,024 / 2,048 / 5,120 / 10,240 / 20,480 nodes: 3.7 / 6.8 / 20.0 / 39.1 / 77.7 s,
+            57 / 61 / 72 / 90 / 130 MiB (slope 0.90-1.17; 20k/10k = 1.99x)
+    ingest  same sizes: 4.2 / 8.6 / 20.1 / 40.2 / 71.2 s, 37 / 39 / 46 / 54 / 73 MiB
+    the commit before streaming (5902d09), same inventories and load: diff 1,024 nodes
+            7.80 s / 157 MiB, 4,096 nodes 32.56 s / 459 MiB (now 4.80 s / 57 MiB and
+            17.80 s / 69 MiB)
+
 Targets (issue 33, 2-core machine): ``infra diff`` of 10,000 nodes <= 15 s CPU and
 <= 300 MiB; 20,000 nodes within 2.1x of 10,000. The inventory is hard links of one
 dump per file, so building 20,000 nodes takes seconds and little disk.
