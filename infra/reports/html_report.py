@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.reports.atomic import write_text_atomic
-from infra.reports.labels import column_header, metric_label, metric_unit
+from infra.reports.labels import column_header, metric_label, shown_unit, value_text
 from infra.reports.terminal import fmt
 
 FOLD_ROWS = 12  # tables longer than this start folded
@@ -53,14 +53,27 @@ figure svg { max-width: 100%; height: auto; border: 1px solid var(--rule); }
 summary { cursor: pointer; color: var(--head); margin: .3em 0; }
 footer { color: var(--muted); font-size: .8em; margin-top: 3em; border-top: 1px solid var(--rule);
   padding-top: .5em; }
+.decision .count { font-weight: 600; } .decision .count.bad { color: #9c0006; }
+.decision ul { padding-left: 1.2em; } .decision li { margin: .2em 0; }
+.decision li.error { color: #9c0006; } .decision li.warning strong { color: #9c5700; }
+table.decision { border-collapse: collapse; margin: .4em 0 1em; }
+table.decision th { text-align: left; font-weight: 600; padding: 3px 12px 3px 0;
+  vertical-align: top; }
+table.decision td { padding: 3px 8px; border-bottom: 1px solid var(--rule); vertical-align: top; }
+table.decision td.note { color: var(--muted); }
 @media print {
   body { max-width: none; padding: 0; font-size: 10pt; } nav { display: none; }
   table.data th { position: static; } .wrap { overflow: visible; }
-  figure, tr, .figures div { break-inside: avoid; } h2 { break-after: avoid; }
-  figure svg { max-height: 24cm; }
+  tr, .figures div, table.decision { break-inside: avoid; } h2 { break-after: avoid; }
+  #decision { break-after: page; }
+  figure { break-inside: avoid; break-before: page; } h2 + figure { break-before: auto; }
+  figcaption { break-after: avoid; }
+  figure svg { max-height: 16.5cm; max-width: 100%; width: auto; }
+  details:not([open]) > summary::after { content: " (not printed: every row is in the workbook and JSON)"; }
   @page { size: A4 landscape; margin: 12mm; }
 }
 """
+PRINT_ROWS = 100  # folded tables up to this long open for printing; longer ones stay folded
 
 # first script of the page: records any error (for the browser test and for readers)
 GUARD = """
@@ -91,7 +104,10 @@ SCRIPT = """
     th.addEventListener("click", function () { sortBy(th); });
   });
   window.addEventListener("beforeprint", function () {
-    document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+    document.querySelectorAll("details").forEach(function (d) {
+      var n = d.getAttribute("data-rows");
+      if (n === null || Number(n) <= PRINT_ROWS) { d.open = true; }
+    });
   });
   document.body.setAttribute("data-diagrams", String(document.querySelectorAll("figure svg").length));
   document.body.setAttribute("data-errors", String(window.__errors.length));
@@ -133,7 +149,8 @@ def data_table(rows: list[dict], columns: list[str] | None = None) -> str:
 def section(title: str, rows: list[dict], anchor: str, columns: list[str] | None = None) -> str:
     table = data_table(rows, columns)
     if len(rows) > FOLD_ROWS:
-        table = f"<details><summary>{len(rows):,} rows: show</summary>{table}</details>"
+        table = (f'<details data-rows="{len(rows)}"><summary>{len(rows):,} rows: show</summary>'
+                 f"{table}</details>")
     return f'<h2 id="{esc(anchor)}">{esc(title)}</h2>{table}'
 
 
@@ -141,8 +158,8 @@ def key_figures(metrics: dict[str, Any], notes: dict[str, str]) -> str:
     out = []
     for k, v in metrics.items():
         note = notes.get(k) or ""
-        unit = "" if metric_unit(k) == "count" or v is None else metric_unit(k)
-        value = "unknown" if v is None else fmt(v)
+        unit = "" if v is None else shown_unit(k)
+        value = value_text(k, v)
         out.append(f'<div title="{esc(k)}"><dt>{esc(metric_label(k))}</dt><dd>{esc(value)} '
                    f'<small>{esc(unit)}</small>'
                    + (f'<span class="note">{esc(note)}</span>' if note else "") + "</dd></div>")
@@ -162,7 +179,8 @@ def page(title: str, meta: str, body: list[str], nav: list[tuple[str, str]], foo
             f"<title>{esc(title)}</title><script>{GUARD}</script><style>{CSS}</style></head>"
             f"<body><header><h1>{esc(title)}</h1><p class=\"meta\">{meta}</p>"
             f"<nav>{links}</nav></header><main>{''.join(body)}</main>"
-            f"<footer>{footer}</footer><script>{SCRIPT}</script></body></html>\n")
+            f"<footer>{footer}</footer>"
+            f"<script>{SCRIPT.replace('PRINT_ROWS', str(PRINT_ROWS))}</script></body></html>\n")
 
 
 def footer_text(name: str) -> str:
@@ -224,13 +242,12 @@ def design_html(data: dict[str, Any], diagrams: list[tuple[str, str, str]] = (),
     key = {k: m[k] for k in HEADLINE
            if k in m and not (k.startswith(FABRIC_METRICS) and not t.get("fabric"))}
     notes = {k: summary_note(k, m) for k in m}
-    body = findings_html(data.get("findings") or ())
+    body = [decision_html(data)]
     body += [f'<h2 id="key">Key figures</h2>{key_figures(key, notes)}',
-            section("All figures", [{"metric": metric_label(k), "value": v,
-                                     "unit": metric_unit(k), "note": notes.get(k, ""),
+            section("All figures", [{"metric": metric_label(k), "value": _shown(k, v),
+                                     "unit": shown_unit(k), "note": notes.get(k, ""),
                                      "field": k} for k, v in m.items()], "all-figures")]
-    nav = ([("findings", "Findings")] if body[0].startswith('<h2 id="findings"') else []) + \
-        [("key", "Key figures")]
+    nav = [("decision", "Decision summary"), ("key", "Key figures")]
     if diagrams:
         ordered = sorted(diagrams, key=lambda d: diagram_rank(d[0]))
         body.append(f'<h2 id="diagrams">Diagrams</h2>{diagrams_html(ordered)}')
@@ -250,6 +267,37 @@ def design_html(data: dict[str, Any], diagrams: list[tuple[str, str, str]] = (),
         nav.append(("sources", "Sources"))
     meta = f"Design file <code>{esc(data['design']['source_file'])}</code>"
     return page(name, meta, body, nav, footer_text(name))
+
+
+def decision_html(data: dict[str, Any]) -> str:
+    """The decision summary under the title (:mod:`infra.reports.decision`): findings
+    counted and named (design rules broken first, with their kind), then the figures a
+    committee decides on. The broken rules' list is ``#findings``."""
+    from infra.reports.decision import decision_summary, findings_line
+
+    block = decision_summary(data)
+    errors = data.get("findings") or ()
+    items = [f'<li class="error"><strong>{esc(f.get("kind"))}</strong>: '
+             f'{esc(f.get("text") or f.get("message"))}</li>' for f in errors]
+    items += [f'<li class="warning"><strong>warning</strong>: {esc(text)}</li>'
+              for severity, text in block["findings"] if severity == "warning"]
+    anchor = ' id="findings"' if errors else ""
+    listing = f'<ul{anchor} class="findings">{"".join(items)}</ul>' if items else ""
+    rows = "".join(
+        f'<tr title="{esc(f["key"])}"><th scope="row">{esc(f["label"])}</th>'
+        f'<td class="num">{esc(value_text(f["key"], f["value"]))}</td><td>{esc(f["unit"])}</td>'
+        f'<td class="note">{esc(f["note"])}</td></tr>' for f in block["figures"])
+    count = findings_line(block["counts"])
+    return (f'<section id="decision" class="decision"><h2>Decision summary</h2>'
+            f'<p class="count{" bad" if errors else ""}">{esc(count)}</p>{listing}'
+            f'<table class="decision"><tbody>{rows}</tbody></table></section>')
+
+
+def _shown(name: str, value: Any) -> Any:
+    """A metric's cell value: a number, or the text a number would mislead as (a peak
+    FLOPS of 0 is n/a, a fraction a percent)."""
+    text = value_text(name, value)
+    return text if text == "n/a" or text.endswith("%") else value
 
 
 def findings_html(findings) -> list[str]:

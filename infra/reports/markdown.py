@@ -1,5 +1,7 @@
 """Markdown report for pull-request reviews.
 
+- The decision summary first: findings counted and named, then the figures a committee
+  decides on (:mod:`infra.reports.decision`).
 - Key figures with units and notes (capex and how complete it is, IT power as a lower
   bound where parts have unpublished power, unknowns written as such).
 - The diagrams, headline first (scale-up domain, fabric, failure view, elevations, tray
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.reports.atomic import write_text_atomic
-from infra.reports.labels import column_header, metric_label, metric_unit
+from infra.reports.labels import column_header, metric_label, shown_unit, value_text
 from infra.reports.terminal import FABRIC_METRICS, HEADLINE, fmt
 
 TABLES = [  # (table, title, columns or None for all)
@@ -71,8 +73,29 @@ def key_figures(m: dict[str, Any], fabric: bool) -> list[str]:
     out = ["## Key figures", "", "| metric | value | unit | note |", "|---|---:|---|---|"]
     for k in HEADLINE:
         if k in m and (fabric or not k.startswith(FABRIC_METRICS)):
-            out.append(f"| {metric_label(k)} | {fmt(m[k])} | {metric_unit(k)} | "
+            out.append(f"| {metric_label(k)} | {value_text(k, m[k])} | {shown_unit(k)} | "
                        f"{summary_note(k, m)} |")
+    return out + [""]
+
+
+def decision_block(data: dict[str, Any]) -> list[str]:
+    """The decision summary under the title (:mod:`infra.reports.decision`): the findings
+    counted, then named (design rules broken first, with their kind), then the figures a
+    committee decides on."""
+    from infra.reports.decision import decision_summary, findings_line
+
+    block = decision_summary(data)
+    out = ["## Decision summary", "", f"**{findings_line(block['counts'])}**", ""]
+    errors = data.get("findings") or ()
+    warnings = [text for severity, text in block["findings"] if severity == "warning"]
+    if errors or warnings:
+        out += ["### Findings", ""]
+        out += [f"- **{f.get('kind')}**: {_md_text(f.get('text') or f.get('message'))}"
+                for f in errors]
+        out += [f"- warning: {_md_text(w)}" for w in warnings] + [""]
+    out += ["| figure | value | unit | note |", "|---|---:|---|---|"]
+    out += [f"| {f['label']} | {value_text(f['key'], f['value'])} | {f['unit']} | "
+            f"{_md_text(f['note'])} |" for f in block["figures"]]
     return out + [""]
 
 
@@ -120,13 +143,7 @@ def render_markdown(data: dict[str, Any], path: Path, diagrams: list[Path] = ())
     m, t = data["metrics"], data["tables"]
     out = [f"# {data['design']['name']}", "", f"Design file: `{data['design']['source_file']}`",
            ""]
-    findings = data.get("findings") or ()
-    if findings:  # design rules broken: first, the figures below computed all the same
-        from infra.reports.xlsx_report import findings_title
-
-        out += ["## Findings", "", f"**{findings_title(len(findings))}**", ""]
-        out += [f"- **{f.get('kind')}**: {_md_text(f.get('text') or f.get('message'))}"
-                for f in findings] + [""]
+    out += decision_block(data)  # findings first, then the committee's figures
     out += key_figures(m, bool(t.get("fabric")))
     out += ["## Diagrams", ""] + diagram_links(list(diagrams), path)
     for table, title, cols in TABLES:

@@ -68,6 +68,149 @@ def finish(wb, design: str, header_rows: dict[str, int] | None = None,
         row = header_rows.get(ws.title, 1)
         page_setup(ws, row, footer)
         _inputs_links_wrap(ws, row)
+        if getattr(ws, "_images", None):
+            pictures_one_per_page(ws)
+
+
+def print_setup(wb, title: str, header_rows: dict[str, int] | None = None) -> None:
+    """Page setup for any workbook (compare, failures, sweep, diff): every sheet landscape
+    A4, one page wide, its header row repeated, the footer with ``title``, ``infra``'s
+    version, the date and the page number; pictures one per page, scaled to fit it.
+    Cells are not restyled (:func:`finish` also styles price inputs and links)."""
+    header_rows = header_rows or {}
+    footer = _footer_text(title)
+    for ws in wb.worksheets:
+        if not hasattr(ws, "page_setup"):  # a chartsheet
+            continue
+        page_setup(ws, header_rows.get(ws.title, 1), footer)
+        if getattr(ws, "_images", None):
+            pictures_one_per_page(ws)
+
+
+# A4 landscape, in points (1/72 inch): 297 x 210 mm
+PAGE_W_PT, PAGE_H_PT = 841.89, 595.28
+ROW_PT = 15.0  # default row height (Calibri 11)
+COLUMN_PX = 64  # default column width (8.43 characters)
+
+
+def printable_pt(ws) -> tuple[float, float]:
+    """Width and height (points) inside the margins of an A4 landscape page."""
+    m = ws.page_margins
+    return (PAGE_W_PT - 72 * (m.left + m.right), PAGE_H_PT - 72 * (m.top + m.bottom))
+
+
+def column_pt(ws, letter: str) -> float:
+    """A column's printed width in points: Excel's ``width * 7 + 5`` pixels (Calibri 11's
+    7-pixel digit), 0.75 point a pixel."""
+    dim = ws.column_dimensions.get(letter)
+    width = dim.width if dim is not None and dim.width else None
+    return 0.75 * ((width * 7 + 5) if width else COLUMN_PX)
+
+
+def pictures_one_per_page(ws) -> None:
+    """Each picture of ``ws`` on its own page with its title (the cell above it), scaled
+    down to fit the page (aspect kept): pictures are laid out again, one title row and
+    the picture's rows each, with a page break before every title but the first. The
+    print area covers the pictures' width."""
+    import math
+
+    from copy import copy
+
+    from openpyxl.utils import get_column_letter
+    from openpyxl.worksheet.pagebreak import Break, RowBreak
+
+    width_pt, height_pt = printable_pt(ws)
+    cols = max(1, round(width_pt / (COLUMN_PX * 0.75)) - 1)  # pictures' columns, default width
+    max_w = cols * COLUMN_PX  # pixels: at 100 % a picture this wide fits the page
+    max_h = (height_pt - 2 * ROW_PT) / 0.75  # its title row above it on the same page
+    images = sorted(ws._images, key=_anchor_row)
+    titles = []
+    for img in images:  # each picture's title: the cell above it, taken off its row
+        above = ws.cell(row=max(_anchor_row(img) - 1, 1), column=1)
+        titles.append((above.value, copy(above.font)))
+        above.value = None
+    ws.row_breaks = RowBreak()
+    row = 1
+    for i, (img, (title, font)) in enumerate(zip(images, titles)):
+        scale = min(1.0, max_w / img.width if img.width else 1.0,
+                    max_h / img.height if img.height else 1.0)
+        img.width, img.height = int(img.width * scale), int(img.height * scale)
+        if i:
+            ws.row_breaks.append(Break(id=row - 1))  # the title starts a page
+        cell = ws.cell(row=row, column=1, value=title)
+        cell.font = font
+        img.anchor = f"A{row + 1}"
+        row += 1 + math.ceil(img.height * 0.75 / ROW_PT)
+    ws.print_area = f"A1:{get_column_letter(cols)}{row - 1}"
+    ws._print_rows = None  # a picture's own title prints above it, no header row repeated
+
+
+def _anchor_row(img) -> int:
+    """1-based row of a picture's top left cell (anchored by cell name or marker)."""
+    anchor = img.anchor
+    if isinstance(anchor, str):
+        from openpyxl.utils.cell import coordinate_from_string
+
+        return coordinate_from_string(anchor)[1]
+    return anchor._from.row + 1
+
+
+def print_pages(ws) -> int:
+    """Pages ``ws`` prints on, from its page setup and row heights (the arithmetic a
+    spreadsheet does): the print area (else the used range) scaled to one page wide when
+    the sheet fits to width, rows filling A4 landscape pages in turn, a row that does not
+    fit starting the next page, manual row breaks and repeated title rows counted.
+
+    A4 landscape is 595.28 pt tall; less margins of 0.5 + 0.6 inch (79.2 pt) that leaves
+    516.08 pt, 34 rows of 15 pt: 80 rows take three pages (34 + 34 + 12).
+    >>> from openpyxl import Workbook
+    >>> ws = Workbook().active
+    >>> for i in range(80): ws.append([i])
+    >>> page_setup(ws, 1, "x"); ws.print_title_rows = None
+    >>> print_pages(ws), round(printable_pt(ws)[1] // ROW_PT)
+    (3, 34)
+    """
+    from openpyxl.utils import get_column_letter
+    from openpyxl.utils.cell import range_boundaries
+
+    area = ws.print_area
+    if area:
+        ref = (area[0] if isinstance(area, (list, tuple)) else str(area)).split("!")[-1]
+        min_col, min_row, max_col, max_row = range_boundaries(ref.replace("$", ""))
+    else:
+        min_col, min_row, max_col, max_row = 1, 1, ws.max_column, ws.max_row
+    width_pt, height_pt = printable_pt(ws)
+    content = sum(column_pt(ws, get_column_letter(c)) for c in range(min_col, max_col + 1))
+    fit = ws.sheet_properties.pageSetUpPr is not None and ws.sheet_properties.pageSetUpPr.fitToPage
+    if fit and ws.page_setup.fitToWidth:
+        scale = min(1.0, width_pt / content) if content else 1.0
+    else:
+        scale = (ws.page_setup.scale or 100) / 100
+    breaks = {b.id for b in ws.row_breaks.brk} if ws.row_breaks else set()
+    titles = _title_rows(ws)
+    title_pt = sum(_row_pt(ws, r) for r in titles) * scale
+    pages, used = 1, 0.0
+    for r in range(min_row, max_row + 1):
+        h = _row_pt(ws, r) * scale
+        if used + h > height_pt + 1e-6 and used > 0:
+            pages, used = pages + 1, title_pt if r not in titles else 0.0
+        used += h
+        if r in breaks and r < max_row:
+            pages, used = pages + 1, title_pt
+    return pages
+
+
+def _row_pt(ws, r: int) -> float:
+    dim = ws.row_dimensions.get(r)
+    return dim.height if dim is not None and dim.height else ROW_PT
+
+
+def _title_rows(ws) -> set[int]:
+    ref = ws.print_title_rows
+    if not ref:
+        return set()
+    first, _, last = str(ref).replace("$", "").partition(":")
+    return set(range(int(first), int(last or first) + 1))
 
 
 def _footer_text(design: str) -> str:

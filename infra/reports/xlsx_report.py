@@ -19,7 +19,7 @@ from typing import Any
 
 from infra.reports.atomic import save_workbook, write_atomic
 from infra.reports.labels import (column_header, column_unit, metric_label, metric_unit,
-                                  number_format)
+                                  number_format, shown_unit, value_text)
 
 SHEET_NAMES = {
     "bill_of_materials": "Bill of materials",
@@ -95,6 +95,7 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=(), sources=None,
     if sources is not None:
         xlsx_extras.add_sources(wb, sources)
     name = data["design"]["name"]
+    header_row = getattr(wb["Summary"], "_infra_print_header", header_row)  # decision block's
     finish(wb, name, {"Summary": header_row}, [ws for ws in wb.worksheets if ws is not pictures])
     if pictures is not None:  # the renderer runs meanwhile: wait for it only now
 
@@ -114,32 +115,25 @@ def _summary(ws, data: dict[str, Any]) -> int:
     ws.title = "Summary"
     ws.append(["Design", data["design"]["name"]])
     ws.append(["Source file", data["design"]["source_file"]])
-    findings = data.get("findings") or ()
-    if findings:  # design rules broken: named first, the figures below computed all the same
-        ws.append([])
-        ws.append([findings_title(len(findings))])
-        ws.cell(row=ws.max_row, column=1).font = _font(bold=True, color="9C0006")
-        ws.append(["Finding", "Kind", "Where", "Fix"])
-        style_header(ws, ws.max_row)
-        for f in findings:
-            where = (f.get("file") or "") + (f":{f['line']}" if f.get("file") and f.get("line") else "")
-            where = f"{where}: {f['path']}" if where and f.get("path") else where or f.get("path")
-            ws.append([f.get("message"), f.get("kind"), where, f.get("hint")])
+    from infra.reports.xlsx_decision import cap_widths, write_decision, wrap_row
+
+    decision_header, decision_last = write_decision(ws, data)  # findings, then figures
     ws.append([])
     ws.append(["Metric", "Value", "Unit", "Note", "Field"])
     header_row = ws.max_row
     m = data["metrics"]
     for name, value in m.items():
         unit = metric_unit(name)
-        ws.append([metric_label(name), value, unit, summary_note(name, m), name])
+        shown = "n/a" if value_text(name, value) == "n/a" else value  # a precision not run
+        ws.append([metric_label(name), shown, shown_unit(name), summary_note(name, m), name])
         cell = ws.cell(row=ws.max_row, column=2)
         fmt = number_format(unit)
-        if fmt and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if fmt and isinstance(shown, (int, float)) and not isinstance(shown, bool):
             cell.number_format = fmt
         if value is None:
             mark_unknown(cell)
     style_header(ws, header_row)
-    ws.freeze_panes = ws.cell(row=header_row + 1, column=1)
+    ws.freeze_panes = "A3"  # the design's name stays in view; the decision block below it
     ws.cell(row=1, column=1).font = _font(bold=True)
     assumptions = data["tables"].get("assumptions", [])
     if assumptions:
@@ -147,8 +141,14 @@ def _summary(ws, data: dict[str, Any]) -> int:
         ws.append(["Assumption", "Value", "Source"])
         style_header(ws, ws.max_row)
         for a in assumptions:
+            if a.get("item") == "warning":  # each in the decision summary, whole
+                continue
             ws.append([a.get("item"), _cell(a.get("value")), a.get("source")])
+            wrap_row(ws, ws.max_row, [34, 14, 24])
     widths(ws)
+    cap_widths(ws)
+    ws.print_area = f"A1:D{decision_last}"  # the printed summary: the decision block
+    ws._infra_print_header = decision_header
     return header_row
 
 

@@ -1,0 +1,149 @@
+"""Reports that print (issue 30 item 4): every shipped design's summary prints on at most
+2 A4 landscape pages, its wrapped rows tall enough not to overprint the next; pictures
+one per page, each scaled to fit it (none cut); every workbook gets a page setup; the
+HTML keeps a figure and its caption on one A4 landscape page.
+
+Page counts come from the page setup and row heights (:func:`print_pages`, checked here
+against hand arithmetic), as a spreadsheet lays pages out: A4 landscape is 297 x 210 mm
+= 841.89 x 595.28 pt; the margins 0.4 + 0.4 inch wide and 0.5 + 0.6 inch tall leave
+784.3 x 516.1 pt."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import pytest
+
+from conftest import DESIGNS
+from infra.reports.xlsx_print import print_pages, printable_pt
+
+SHIPPED = sorted(p.stem for p in DESIGNS.glob("*.yaml"))
+
+
+def _png(path, width: int, height: int):
+    """A valid PNG header of the given size (the sheet reads only its IHDR)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
+                     + chunk(b"IDAT", zlib.compress(b"\0" * (width * 3 + 1))) + chunk(b"IEND", b""))
+    return path
+
+
+@pytest.mark.parametrize("design", SHIPPED)
+def test_summary_prints_on_at_most_two_pages(design):
+    from openpyxl.utils.cell import range_boundaries
+
+    from infra.analysis.summary import analyze_file
+    from infra.reports.xlsx_decision import lines
+    from infra.reports.xlsx_report import build_workbook
+
+    wb = build_workbook(analyze_file(DESIGNS / f"{design}.yaml").as_dict())
+    ws = wb["Summary"]
+    assert ws.page_setup.orientation == "landscape" and str(ws.page_setup.paperSize) == "9"  # A4
+    assert 1 <= print_pages(ws) <= 2, design
+    # the printed area is the decision block: title, findings, the committee's figures
+    _, first, _, last = range_boundaries(ws.print_area.split("!")[-1].replace("$", ""))
+    col_a = [ws.cell(row=r, column=1).value for r in range(first, last + 1)]
+    assert first == 1 and "Decision summary" in col_a and "Metric" in col_a
+    assert col_a[-1] in ("All-reduce 8 GiB, all GPUs", "Worst single failure")
+    assert any(str(v).startswith(("Findings: ", "FINDINGS: ")) for v in col_a)
+    # a wrapped cell's row is as tall as its lines (15 pt each): nothing overprints
+    for r in range(first, last + 1):
+        for c in ws[r]:
+            if c.alignment.wrap_text and isinstance(c.value, str) and c.coordinate not in ws.merged_cells:
+                width = int(ws.column_dimensions[c.column_letter].width - 2)
+                assert (ws.row_dimensions[r].height or 15) >= 15 * lines(c.value, width), c
+
+
+def test_page_arithmetic():
+    """Hand arithmetic: 516.08 pt of page height; rows of 200 pt fit two a page (400 pt;
+    a third would need 600), so four take two pages; a manual break after row 1 puts
+    rows 2-3 on page 2 and row 4 on page 3. A sheet four times too wide prints at 25 %:
+    20 rows of 200 pt are 50 pt each, 10 a page (500 <= 516.08), 2 pages."""
+    from openpyxl import Workbook
+    from openpyxl.worksheet.pagebreak import Break
+
+    from infra.reports.xlsx_print import page_setup
+
+    ws = Workbook().active
+    for i in range(4):
+        ws.append([i])
+        ws.row_dimensions[i + 1].height = 200
+    page_setup(ws, 1, "t")
+    ws._print_rows = None  # no title rows repeated
+    assert round(printable_pt(ws)[1], 2) == round(595.28 - 72 * 1.1, 2) == 516.08
+    assert print_pages(ws) == 2
+    ws.row_breaks.append(Break(id=1))
+    assert print_pages(ws) == 3
+    ws = Workbook().active
+    for i in range(20):
+        ws.append([i])
+        ws.row_dimensions[i + 1].height = 200
+    page_setup(ws, 1, "t")
+    ws._print_rows = None  # no title rows repeated
+    # one column 4 x the printable width: (w * 7 + 5) px x 0.75 = 4 x 784.3 pt
+    ws.column_dimensions["A"].width = (4 * printable_pt(ws)[0] / 0.75 - 5) / 7
+    assert print_pages(ws) == 2
+
+
+def test_pictures_one_per_page_none_cut(tmp_path):
+    """Three pictures (a wide diagram, a tall rack elevation, a small one) on a Diagrams
+    sheet: each starts its page (a break after the row above its title) and, scaled with
+    its aspect kept, fits the page with its title row; 3 pictures, 3 pages."""
+    from openpyxl import Workbook
+
+    from infra.reports.xlsx_extras import fill_diagrams
+    from infra.reports.xlsx_print import COLUMN_PX, ROW_PT, finish
+
+    sizes = [(1400, 900), (600, 2600), (700, 300)]
+    pngs = [(f"d{i}", _png(tmp_path / f"d{i}.png", w, h)) for i, (w, h) in enumerate(sizes)]
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Diagrams"
+    fill_diagrams(ws, pngs)
+    finish(wb, "t")
+    width_pt, height_pt = printable_pt(ws)
+    images = sorted(ws._images, key=lambda im: int(im.anchor[1:]))
+    rows = [int(im.anchor[1:]) for im in images]
+    assert sorted(b.id for b in ws.row_breaks.brk) == [r - 2 for r in rows[1:]]
+    assert [ws.cell(row=r - 1, column=1).value for r in rows] == ["d0", "d1", "d2"]
+    for im, (w, h) in zip(images, sizes):
+        assert abs(im.width / im.height - w / h) < 0.01  # aspect kept
+        assert im.height * 0.75 + 2 * ROW_PT <= height_pt  # with its title, on one page
+        assert im.width <= (width_pt / 0.75 // COLUMN_PX) * COLUMN_PX  # within the print area
+    assert print_pages(ws) == 3
+
+
+def test_every_workbook_writer_can_set_up_its_pages():
+    """print_setup (for compare, failures, sweep and diff workbooks) gives every sheet the
+    page setup of the design workbook's."""
+    from openpyxl import Workbook
+
+    from infra.reports.xlsx_print import print_setup
+
+    wb = Workbook()
+    wb.active.append(["a", "b"])
+    wb.create_sheet("Two").append(["x"])
+    print_setup(wb, "compare: a vs b")
+    for ws in wb.worksheets:
+        assert ws.page_setup.orientation == "landscape" and ws.page_setup.fitToWidth == 1
+        assert ws.print_title_rows == "$1:$1" and "compare: a vs b" in ws.oddFooter.left.text
+
+
+def test_html_print_keeps_a_figure_and_caption_on_one_page():
+    """A4 landscape is 21 cm tall; less the 12 mm margins, 18.6 cm: a diagram at most
+    16.5 cm tall leaves 2.1 cm for its caption, and a figure never breaks inside."""
+    import re
+
+    from infra.reports.html_report import CSS
+
+    block = CSS[CSS.index("@media print"):]
+    assert "@page { size: A4 landscape; margin: 12mm; }" in block
+    assert re.search(r"figure[^{]*\{[^}]*break-inside: avoid", block)
+    assert re.search(r"figcaption[^{]*\{[^}]*break-after: avoid", block)
+    (height,) = re.findall(r"figure svg \{[^}]*max-height: ([\d.]+)cm", block)
+    assert float(height) + 2.0 <= 21.0 - 2 * 1.2
