@@ -145,3 +145,12 @@ def test_labels_name_what_they_show(analyses):
     assert value_text("peak_dense_pflops_fp4", 0) == "n/a"
     assert value_text("peak_dense_pflops_fp4", None) == "unknown"
     assert column_header("peak_dense_pflops_bf16") == "Peak dense BF16 (PFLOPS)"
+
+
+def test_leaf_and_spine_of_one_switch_model_are_named_apart(analyses):
+    """DGX SuperPOD H100: 32 leaf and 16 spine QM9700 (NVIDIA's 4-SU table), one model in
+    both tiers; their blast-radius rows say which tier they are."""
+    rows = {r["component"]: r["count"] for r in analyses["dgx_h100_superpod.yaml"]["tables"]["blast_radius"]
+            if r["component_kind"] in ("leaf_switch", "spine_switch")}
+    assert rows == {"nvidia-quantum-2-qm9700 leaf (compute)": 32,
+                    "nvidia-quantum-2-qm9700 spine (compute)": 16}

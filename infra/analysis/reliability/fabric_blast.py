@@ -74,7 +74,8 @@ def fabric_blast(f: FabricResult) -> list[tuple[str, str, int, Effect, str]]:
     leaf_gpus = min(f.gpus, round(ports_on_leaf * gpus_per_port))
     kind = "tor_switch" if f.spec.tiers[0].role == "tor" else "leaf_switch"
     t0 = f.tiers[0]
-    rows.append((kind, f"{t0.switch} ({f.name})", t0.switches,
+    first_role = "ToR" if kind == "tor_switch" else "leaf"  # the same switch may serve each tier
+    rows.append((kind, f"{t0.switch} {first_role} ({f.name})", t0.switches,
                  Effect(0, leaf_gpus, kept_one_port, ()),
                  f"{ports_on_leaf:g} node ports per switch; each GPU on it loses one of its "
                  f"{ppg:g} fabric port(s)"))
@@ -89,11 +90,11 @@ def fabric_blast(f: FabricResult) -> list[tuple[str, str, int, Effect, str]]:
                 whose = f"the GPUs of its block ({block_leaves} leaves)"
             frac = _kept(f, i, (per_plane - 1) / per_plane if per_plane else 0.0)
             if frac >= 1.0:
-                rows.append((role, f"{t.switch} ({f.name})", t.switches, Effect(0, 0, 1.0, ()),
+                rows.append((role, f"{t.switch} {role.split('_')[0]} ({f.name})", t.switches, Effect(0, 0, 1.0, ()),
                              f"uplink headroom below absorbs it: {whose} keep their bandwidth "
                              f"({per_plane - 1}/{per_plane} of the tier's links left)"))
                 continue
-            rows.append((role, f"{t.switch} ({f.name})", t.switches,
+            rows.append((role, f"{t.switch} {role.split('_')[0]} ({f.name})", t.switches,
                          Effect(0, gpus, frac, ()),
                          f"cross-leaf bandwidth of {whose} drops to "
                          f"{per_plane - 1}/{per_plane}"
