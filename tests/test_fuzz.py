@@ -54,3 +54,31 @@ def test_hostile_surface_inputs_are_handled(family, seed):
 def test_each_family_produces_cases(family):
     ops = {fuzzing.make_case(family, s).op.split(":")[0] for s in range(30)}
     assert len(ops) >= 3, ops  # the generator really varies its mutations
+
+
+def test_the_security_oracle_sees_each_finding(tmp_path):
+    """The class-s oracle is not vacuous: each planted finding is named."""
+    import zipfile
+
+    import fuzz_surfaces as fs
+
+    case = fuzzing.Case("export", "x", ["export"], "d.yaml", {}, None,
+                        {"links": {"lnk": "SECRET"}, "fifos": []})
+    fs.plant(case, tmp_path)
+    assert fs.security(case, tmp_path, "") is None
+    assert fs.security(case, tmp_path, f"error: got {fs.SECRET!r}") == "secret in the message"
+    checks = [("a.csv", "n,v\nx,=SUM(1337,1)\n", "formula cell in a.csv"),
+              ("b.sh", "#!/bin/sh\n# su\ntouch PWNED\n", "command in b.sh"),
+              ("c.yaml", "name: x\ninjected: 1\n", "key injected into c.yaml"),
+              ("d.txt", fs.SECRET, "secret in d.txt")]
+    for name, text, says in checks:
+        (tmp_path / name).write_text(text)
+        assert fs.security(case, tmp_path, "") == says
+        (tmp_path / name).unlink()
+    with zipfile.ZipFile(tmp_path / "w.xlsx", "w") as z:
+        z.writestr("xl/worksheets/sheet1.xml", '<c r="B1"><f>SUM(1337,1)</f></c>')
+    assert fs.security(case, tmp_path, "") == "formula in w.xlsx"
+    (tmp_path / "w.xlsx").unlink()
+    (tmp_path / "lnk").unlink()
+    (tmp_path / "lnk").write_text("replaced")
+    assert fs.security(case, tmp_path, "") == "symlink lnk replaced"
