@@ -68,10 +68,10 @@ class TierSpec(Strict):
         "over-subscribed, 0.5 = 1:2 under-subscribed (twice the uplinks; Meta's rack switches); "
         "1/16 to 16.")
     group: str | None = Field(
-        None, description="Spine or core tiers: a pod of the design; each instance of the pod gets its "
-        "own switches of this tier, joining only the tiers below within it (Meta: one cluster-switch "
-        "fabric per 192-rack pod). Unset: the tier's switches join the whole fabric. The top tier "
-        "joins the whole fabric.")
+        None, description="The spine tier of a three-tier fabric: a pod of the design; each instance of "
+        "the pod gets its own spines, joining only its own leaves (Meta: one cluster-switch fabric per "
+        "192-rack pod). Unset: the spines join the whole fabric. The top tier always joins the whole "
+        "fabric, so it takes no group.")
     switches_per_rack: PositiveCount | None = Field(
         None, description="First tier only: a fixed number of in-rack ToRs per rack holding compute trays.")
     # model_construct(): the default without building a validator at import (equal to
