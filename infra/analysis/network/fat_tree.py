@@ -6,7 +6,7 @@ Rules
   ``d = floor(k * o / (1 + o))`` down ports and ``u = k - d`` up ports (1:1 -> k/2;
   ``o`` below 1 is under-subscription, more up than down: 1:2 -> k/3 down).
   The top tier has no uplinks (all ``k`` ports face down).
-- Grouped tiers: a spine (or core) tier sized per instance of a pod takes the uplinks of
+- Grouped tiers: the spine tier of three, sized per instance of a pod, takes the uplinks of
   that instance only: ``switches = instances x size(uplinks / instances)`` (Meta's
   one cluster-switch fabric per 192-rack pod). The tier below must split evenly.
 - Leaves: per group instance (an SU), rail-optimized fabrics need
