@@ -348,7 +348,8 @@ def classify(case: Case, exit_code: int, output: str, exception: BaseException |
                      "")
         named = (not case.target or Path(case.target).name in output
                  or first.startswith("Error:")  # click's usage errors name the option
-                 or any(a.startswith("--") and a in first for a in case.args))
+                 or any((a.startswith("--") or len(a) >= 3) and a in first
+                        for a in case.args[1:]))  # the option, its value or another file
         if not first or not named or len(output) > 1000:
             return Outcome("b", 2, output[:300])
         return Outcome("a", 2, first[:200])
