@@ -107,3 +107,30 @@ def test_superpod_elevations_draw_the_network_racks(catalog):
     # no fabric, no network rack drawn
     (plain,) = rack_elevation_diagrams(analyze_file(DESIGNS / "gb200_nvl72.yaml", catalog))
     assert "network:" not in plain.source
+
+
+def test_superpod_network_racks_in_racks_and_power_per_rack(catalog):
+    """Issue 30 item 5: the SuperPOD's 5 network racks (4 leaf, 1 spine) are counted
+    (``network_racks``) and listed in Power per rack, all air heat; their switch power
+    adds up to the fabric analysis's own figure (78.65 kW for 48 QM9700 with their
+    switch-end optics), an independent path through the fabric tiers."""
+    from infra.analysis.summary import analyze_file
+
+    data = analyze_file(DESIGNS / "dgx_h100_superpod.yaml", catalog).as_dict()
+    m, rows = data["metrics"], data["tables"]["power_by_rack"]
+    assert (m["racks"], m["network_racks"]) == (32, 5)  # 31 dgx4 + 1 dgx3; 4 + 1
+    net = {r["layout"]: r for r in rows if r["layout"].startswith("network: ")}
+    leaf = net["network: leaf (8 x nvidia-quantum-2-qm9700)"]
+    spine = net["network: spine (16 x nvidia-quantum-2-qm9700)"]
+    assert (leaf["racks"], spine["racks"]) == (4, 1)
+    for r in (leaf, spine):
+        assert r["rack_type"] == "generic-42u-air-rack"
+        assert r["liquid_kw_per_rack"] == 0 and r["air_kw_per_rack"] == r["it_kw_per_rack"]
+        assert r["supply_kw_per_rack"] is None  # network-rack PDUs are not modelled
+    # the same QM9700 with its optics per switch, within the leaves' 8 ports left for UFM
+    assert spine["it_kw_per_rack"] / 16 == pytest.approx(leaf["it_kw_per_rack"] / 8, abs=0.01)
+    (fabric,) = data["tables"]["fabric_summary"]
+    total = sum(r["it_kw_total"] for r in net.values())
+    assert total == pytest.approx(fabric["power_kw"], abs=0.05)
+    # the compute rows come first, as before
+    assert [r["layout"] for r in rows[:2]] == ["dgx4", "dgx3"]

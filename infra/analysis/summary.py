@@ -21,6 +21,7 @@ from infra.analysis.network.fabric import FabricResult, design_fabrics, fabric_m
 from infra.analysis.layout.elevation import elevation_run_rows, rack_elevations
 from infra.analysis.power.envelopes import EnvelopeRow, design_envelopes, envelope_table
 from infra.analysis.layout.placement import network_elevations
+from infra.analysis.layout.rack_faces import network_power_rows
 from infra.analysis.power.it_power import DesignPower, design_power
 from infra.analysis.power.supply import server_psu_rows, supply_rows
 from infra.analysis.cost.tco import Capex, price_bom
@@ -68,6 +69,7 @@ class DesignAnalysis:
             "cpus": c.cpus,
             "cpu_cores": c.cpu_cores,
             "racks": sum(self.rd.rack_counts.values()),
+            "network_racks": sum(e.racks for e in network_elevations(self.rd)),
             "compute_trays": sum(self.rd.tray_counts().values()),
             "hbm_tbyte": _r(c.hbm_tbyte),
             "hbm_gib": _r(c.hbm_gib),
@@ -153,7 +155,7 @@ class DesignAnalysis:
                  "published_estimate_kw_per_rack": r.reference_it_kw,
                  "it_kw_total": _r(r.it_kw * r.racks),
                  "unknown_power_parts": ", ".join(r.unknown)}
-                for r in self.power.racks],
+                for r in self.power.racks] + network_power_rows(network_elevations(self.rd)),
             "power_envelopes": envelope_table(self.envelopes),
             "power_supply": supply_rows(self.power),
             "server_psus": server_psu_rows(self.rd),

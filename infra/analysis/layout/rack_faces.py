@@ -90,3 +90,21 @@ def network_faces(elevations) -> list[RackFaces]:
     ``<group>/n<k>`` (leaves, at the end of their SU's row) and ``network/n<k>``."""
     return [RackFaces(e.layout, RackNames(e.layout, e.racks, (), ""), e.used_u,
                       e.u_height - e.used_u, None, ()) for e in elevations]
+
+
+def network_power_rows(elevations) -> list[dict]:
+    """``power_by_rack`` rows of the network racks (from
+    :func:`infra.analysis.layout.placement.network_elevations`): all of their power is air
+    heat; their PDUs are not modelled (no supply figure) and switches publish no typical
+    draw (None). A switch without a published figure makes the row a lower bound, named
+    in ``unknown_power_parts``."""
+    rows = []
+    for e in elevations:
+        unknown = sorted({s.slug for s in e.slots if s.power_w is None})
+        rows.append({"layout": e.layout, "rack_type": e.rack_type, "racks": e.racks,
+                     "it_kw_per_rack": round(e.it_kw, 2), "it_typical_kw_per_rack": None,
+                     "liquid_kw_per_rack": 0.0, "air_kw_per_rack": round(e.air_kw, 2),
+                     "supply_kw_per_rack": None, "published_estimate_kw_per_rack": None,
+                     "it_kw_total": round(e.it_kw * e.racks, 2),
+                     "unknown_power_parts": ", ".join(unknown)})
+    return rows
