@@ -151,3 +151,17 @@ def test_all_to_all_of_a_partly_filled_domain_is_bound_by_its_nics():
     (one,) = collectives(rd, ops=("all_to_all",), gpus=(72,), sizes=(191_651_822,))
     assert "NIC" in r.bottleneck and "NVLink" in one.bottleneck
     assert r.time_s > 5 * one.time_s  # 72/75 over 50 GB/s against 71/72 over ~700 GB/s
+
+
+def test_under_subscribed_rack_switch_gives_no_more_than_injection():
+    """Meta's 24k design: rack switches at 1:2, cluster switches 7:1 (fat_tree.tier_ratios
+    [0.5, 7] -> [1, 3.5]). A 64-GPU job gets its NIC (400 Gb/s), not twice it; a job inside
+    one 192-rack pod (384 nodes, 3,072 GPUs) stays below the core; the whole cluster
+    crosses the core at 800 / 7 = 114.3 Gb/s a GPU."""
+    rd = load_design(DESIGNS / "meta_h100_24k.yaml")
+    rows = collectives(rd, ops=("all_reduce",), gpus=(64, 3072, 24576), sizes=(2**33,))
+    small, pod, whole = sorted(rows, key=lambda r: r.gpus)
+    assert "NIC per GPU (400 Gb/s" in small.bottleneck
+    assert "through the spine tier" in pod.placement
+    assert "through the core tier" in whole.placement and "3.5:1" in whole.bottleneck
+    assert "114.286 Gb/s per GPU" in whole.bottleneck

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from infra.analysis.network.fat_tree import tier_ratios
 from infra.errors import TopologyError
 from infra.models.perf_parts import CollectiveModel
 from infra.models.resolve import ResolvedDesign
@@ -159,7 +160,7 @@ def _reach(rd: ResolvedDesign, f) -> tuple[int, int | None, int]:
         leaf, rails = max(1, t[0].down_ports), per_plane * f.planes
     else:
         leaf, rails = max(1, t[0].down_ports // per_plane), 1
-    pod = leaf * t[1].down_ports if len(t) == 3 else None
+    pod = (f.pod_nodes() or leaf * t[1].down_ports) if len(t) == 3 else None
     return leaf, pod, rails
 
 
@@ -190,11 +191,12 @@ def place_job(t: DesignTiers, gpus: int) -> Placement:
     leaves = math.ceil(fabric_nodes / leaf) * rails
     if fabric_nodes <= leaf or len(t.tiers) == 1:
         return Placement(gpus, ppn, nodes, fabric_nodes, leaves, "leaf", 1.0)
-    over = t.tiers[0].oversubscription
+    # what a GPU gets above each tier: under-subscription (ratio < 1) adds headroom for
+    # the tiers above, never more than the GPU injects (fat_tree.tier_ratios)
+    ratios = tier_ratios([x.oversubscription for x in t.tiers])
     if len(t.tiers) == 2 or fabric_nodes <= (t.nodes_per_pod or fabric_nodes):
-        return Placement(gpus, ppn, nodes, fabric_nodes, leaves, "spine", over)
-    return Placement(gpus, ppn, nodes, fabric_nodes, leaves, "core",
-                     over * t.tiers[1].oversubscription)
+        return Placement(gpus, ppn, nodes, fabric_nodes, leaves, "spine", ratios[0])
+    return Placement(gpus, ppn, nodes, fabric_nodes, leaves, "core", ratios[1])
 
 
 __all__ = ["DesignTiers", "FabricTier", "Placement", "design_tiers", "place_job"]

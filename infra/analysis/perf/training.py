@@ -62,10 +62,8 @@ class Parallelism:
 class Chip:
     """The per-GPU figures the step model needs (from the catalog, once)."""
 
-    # the vendor's HBM figure (Gpu.hbm_gib) taken as 10^9 bytes: 7.4 % under the real
-    # bytes, so hbm_usable_fraction applies to that (0.9 of it = 0.838 of the GiB bytes);
-    # the step model's calibration rests on it (with Gpu.hbm_gbyte the held-out GPT-3
-    # 175B run on 128 H100 moves from within 25 % to +27 %)
+    # HBM in 10^9 bytes (Gpu.hbm_gbyte: the vendor's "80 GB" is 80 GiB, 85.9e9 bytes),
+    # the unit every byte count here is in; the framework's hbm_usable_fraction of it
     hbm_gb: float
     peak_bf16_tflops: float
     achievable_bf16_tflops: float

@@ -104,7 +104,7 @@ def chip_of(gpu) -> tuple[Chip, str | None]:
     src = gpu.source_of("mamf_bf16_tflops")
     note = (f"{gpu.slug}: achievable BF16 {ach:,.1f} TF is an estimate ({src.title})"
             if src.tag == "estimate" else None)
-    return Chip(gpu.hbm_gib or 0.0, peak, ach, fp8 / peak if fp8 else 0.0,
+    return Chip(gpu.hbm_gbyte or 0.0, peak, ach, fp8 / peak if fp8 else 0.0,
                 gpu.hbm_tbyte_s or 0.0), note
 
 
