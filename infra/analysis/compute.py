@@ -201,8 +201,9 @@ def domain_memory(rd: ResolvedDesign, dom) -> ComputeSummary | None:
     >>> from infra.models.resolve import load_design
     >>> from infra.topology.scaleup import scale_up_domains
     >>> rd = load_design("designs/dgx_gh200_256.yaml")
-    >>> round(domain_memory(rd, scale_up_domains(rd)[0]).combined_memory_tbyte, 3)  # 256 x 576 GB
-    147.456
+    >>> # 256 x (96 GiB HBM = 103.079 GB, + 480 GB LPDDR5X) = 256 x 583.079 GB
+    >>> round(domain_memory(rd, scale_up_domains(rd)[0]).combined_memory_tbyte, 3)
+    149.268
     """
     if dom.scope == "gpu":
         return None

@@ -27,8 +27,8 @@ Examples
 --------
 >>> from infra.analysis.summary import analyze_file
 >>> c = analyze_file("designs/gb200_nvl72.yaml").capex
->>> c.scope, c.priced_usd, c.is_lower_bound
-('full', 3100000.0, False)
+>>> c.scope, c.priced_usd, c.is_lower_bound  # the rack's price, catalogs/prices
+('full', 3500000.0, False)
 >>> [ln.included_in for ln in c.lines if ln.kind == "gpu"]
 ['nvidia-gb200-nvl72-rack']
 """
