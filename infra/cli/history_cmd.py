@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from infra.cli.params import host_map_options
+
 DB_HELP = ("Database URL: sqlite:///PATH (or a path) or postgresql://USER@HOST/DB "
            "(default: $INFRA_DB, else infra.db beside the design, else in the working "
            "directory).")
@@ -104,19 +106,26 @@ def upgrade(db) -> None:
               help="When the dumps were taken (default: now; no zone means UTC).")
 @click.option("--host-pattern", default=None,
               help="Host names of the design's trays (default r{rack:03d}n{slot:02d}).")
+@host_map_options
 @click.option("--complete", is_flag=True,
               help="The capture covers every host: hosts absent from it are removed.")
 @db_option
 @format_option
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
-def record(inventory, design, at, host_pattern, complete, db, fmt, output, catalog_dir) -> None:
+def record(inventory, design, at, host_pattern, host_regex, host_map_file, complete, db, fmt,
+           output, catalog_dir) -> None:
     """Store what the INVENTORY dumps show; changes become change records."""
     from infra.history import record as run
+    from infra.ingest.hostmap import site_naming
     from infra.models.catalog import load_catalog
 
+    host_map = site_naming(host_regex, host_map_file)
+    if host_map is not None and design is None:
+        raise click.UsageError("--host-regex and --host-map place hosts in a design: "
+                               "give --design")
     catalog = load_catalog(catalog_dir) if design else None
     res = run(inventory, design=design, at=at, db=db, host_pattern=host_pattern,
-              complete=complete, catalog=catalog)
+              complete=complete, catalog=catalog, host_map=host_map)
     data = res.as_dict()
     if res.unchanged:
         title = (f"{inventory}: {res.components:,} parts at {data['at']}: no change "
@@ -241,15 +250,18 @@ def _rate_view(r: dict) -> dict:
 @history.command()
 @click.option("--design", required=True, type=click.Path(path_type=Path))
 @click.option("--host-pattern", default=None)
+@host_map_options
 @db_option
 @format_option
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
-def drift(design, host_pattern, db, fmt, output, catalog_dir) -> None:
+def drift(design, host_pattern, host_regex, host_map_file, db, fmt, output, catalog_dir) -> None:
     """How the installed fleet moved from DESIGN over time (one row per snapshot)."""
     from infra.history import drift as run
+    from infra.ingest.hostmap import site_naming
     from infra.models.catalog import load_catalog
 
-    res = run(design, db=db, host_pattern=host_pattern, catalog=load_catalog(catalog_dir))
+    res = run(design, db=db, host_pattern=host_pattern, catalog=load_catalog(catalog_dir),
+              host_map=site_naming(host_regex, host_map_file))
     emit(res.as_dict(), "snapshots", fmt, output,
          f"{design}: {res.design_hosts:,} hosts, {res.design_gpus:,} GPUs designed",
          None, view=lambda r: {

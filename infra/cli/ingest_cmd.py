@@ -67,6 +67,7 @@ def diff(design_file, inventory, host_pattern, host_regex, host_map_file, expect
     Exit code 1 when a finding of severity error exists (a bring-up gate), 2 on bad input.
     """
     from infra.ingest.diff import diff_directory
+    from infra.ingest.hostmap import site_naming
     from infra.ingest.nccl_tests import load_nccl_tests
     from infra.models.catalog import load_catalog
     from infra.models.resolve import load_design
@@ -96,18 +97,6 @@ def diff(design_file, inventory, host_pattern, host_regex, host_map_file, expect
         _write_calibration(cal, rd, Path(design_file), Path(outdir) / f"{cal.slug}.calibrated.yaml")
     if res.errors:
         sys.exit(1)
-
-
-def site_naming(host_regex: str | None, host_map_file: Path | None, keys=None):
-    """The :class:`~infra.ingest.hostmap.HostMap` the options give (None: the pattern);
-    ``keys``: the numbers a host must get (default: a design node's)."""
-    from infra.ingest.hostmap import KEYS, HostMapError, host_regex as from_regex, load_host_map
-
-    if host_regex and host_map_file:
-        raise HostMapError("--host-regex and --host-map both given: choose one")
-    if host_regex:
-        return from_regex(host_regex, keys or KEYS)
-    return load_host_map(host_map_file, keys or KEYS) if host_map_file else None
 
 
 def _write_calibration(cal, rd, design_file: Path, target: Path) -> None:
@@ -149,6 +138,7 @@ def _write_calibration(cal, rd, design_file: Path, target: Path) -> None:
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 def ingest(inventory, out, name, host_regex, host_map_file, catalog_dir) -> None:
     """Read INVENTORY and write a starting design for what was found."""
+    from infra.ingest.hostmap import site_naming
     from infra.ingest.to_design import starting_design_dir
     from infra.models.catalog import load_catalog
     from infra.reports.atomic import write_text_atomic

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import click
 
@@ -62,3 +63,17 @@ def rows_option(f):
                         show_default=True,
                         help="Rows a summary table prints at most (the most telling "
                              "first); 0: all. Reports always hold every row.")(f)
+
+
+def host_map_options(f):
+    """``--host-regex`` and ``--host-map``: the site's host names (parsed by
+    :func:`infra.ingest.hostmap.site_naming`), for ``export`` and ``history``."""
+    f = click.option("--host-map", "host_map_file", default=None,
+                     type=click.Path(path_type=Path),
+                     help="Site host names as a CSV (host,rack,slot or host,design_host) or "
+                          "YAML (host: {rack: N, slot: M}) file.")(f)
+    return click.option("--host-regex", default=None, metavar="REGEX",
+                        help="Site host names as a regular expression with named groups "
+                             "(1-based numbers: index, rack, slot, u, domain, domain_node, "
+                             "group, group_node), e.g. 'a05-p1-dgx-(?P<group>\\d{2})-c"
+                             "(?P<group_node>\\d{2})'.")(f)

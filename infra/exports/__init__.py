@@ -23,7 +23,8 @@ TARGETS = ("slurm", "nccl", "k8s", "netbox", "graphml", "cabling")
 
 
 def export_design(rd: ResolvedDesign, to: str, pattern: str = DEFAULT_HOST_PATTERN,
-                  scope: str = "fabric", geometry=None) -> Export:
+                  scope: str = "fabric", geometry=None,
+                  names: dict[str, str] | None = None) -> Export:
     """Export ``rd`` to target ``to`` (one of :data:`TARGETS`).
 
     Parameters
@@ -37,15 +38,19 @@ def export_design(rd: ResolvedDesign, to: str, pattern: str = DEFAULT_HOST_PATTE
         GraphML scope (:mod:`infra.exports.graphml`).
     geometry : infra.analysis.layout.placement.Geometry, optional
         Floor geometry for cable lengths (``cabling``; default: the stated one).
+    names : dict, optional
+        The site's host names by node path (``su0/r3/t1`` -> ``a01-p1-dgx-01-c01``), e.g.
+        :func:`infra.ingest.site_names.site_names` of a ``--host-map``; the nodes it does
+        not name keep the pattern's (``slurm``, ``k8s``, ``netbox``, ``cabling``).
     """
     if to == "slurm":
         from infra.exports.slurm import slurm_export
 
-        return slurm_export(rd, pattern)
+        return slurm_export(rd, pattern, names)
     if to == "k8s":
         from infra.exports.k8s import k8s_export
 
-        return k8s_export(rd, pattern)
+        return k8s_export(rd, pattern, names)
     if to == "graphml":
         from infra.exports.graphml import graphml_export
 
@@ -57,11 +62,11 @@ def export_design(rd: ResolvedDesign, to: str, pattern: str = DEFAULT_HOST_PATTE
     if to == "cabling":
         from infra.exports.cabling import cabling_export
 
-        return cabling_export(rd, pattern, geometry)
+        return cabling_export(rd, pattern, geometry, names)
     if to == "netbox":
         from infra.exports.netbox import netbox_export
 
-        return netbox_export(rd, pattern)
+        return netbox_export(rd, pattern, names)
     raise ExportError(f"unknown export target {to!r}", hint=f"use one of {', '.join(TARGETS)}")
 
 

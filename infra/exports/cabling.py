@@ -48,15 +48,22 @@ RACK_COLUMNS = (("rack", "Rack"), ("row", "Row"), ("slot", "Slot"), ("u", "U"),
 
 
 def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
-                   geometry: Geometry | None = None) -> Export:
+                   geometry: Geometry | None = None,
+                   names: dict[str, str] | None = None) -> Export:
     """Cabling sheets of every fabric of ``rd``; ExportError when it has none.
 
     ``geometry`` overrides the stated floor geometry (rack width, row pitch, overhead
-    run, slack, rounding) used for cable lengths.
+    run, slack, rounding) used for cable lengths; ``names`` (node path -> the site's
+    host name, as for :func:`infra.exports.export_design`) renames the nodes' ends.
     """
     if pattern != DEFAULT_HOST_PATTERN:
         raise ExportError("the cabling plan names nodes with the default host-name pattern",
                           hint="drop --hostnames for --to cabling")
+    if names:
+        from infra.analysis.layout.identity import node_identities
+        from infra.exports.common import site_named
+
+        site_named(node_identities(rd, pattern, fabrics=False), names)  # checked as elsewhere
     fabrics = design_fabrics(rd)
     if not fabrics:
         raise ExportError(f"{rd.file}: design {rd.name!r} has no fabric, so nothing to cable",
@@ -76,6 +83,8 @@ def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
             continue
         header = list(UFM_HEADER) + [h for _, h in EXTRA]
         keys = list(UFM_COLUMNS) + [k for k, _ in EXTRA]
+        if names:
+            rows = [_site(r, names) for r in rows]
         sheets.append((f.name, header, [[r[k] for k in keys] for r in map(_ufm, rows)]))
         bad = [r["cable_id"] for r in rows if r["reach_ok"] is False]
         if bad:
@@ -90,6 +99,12 @@ def cabling_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
     files.append(ExportFile(f"cabling/{rd.file.stem}.xlsx", f"{len(sheets)} sheets",
                             _xlsx(sheets)))
     return Export("cabling", tuple(files), tuple(warnings))
+
+
+def _site(r: dict, names: dict[str, str]) -> dict:
+    """A node-to-leaf row with the node's site name (its plan path is ``from_device``)."""
+    got = names.get(r["from_device"]) if r["from_port"].startswith("p") else None
+    return dict(r, a_device=got) if got else r
 
 
 def _ufm(r: dict) -> dict:

@@ -146,3 +146,28 @@ def check_node_count(rd, target: str, instead: str) -> int:
                           f"{target} export lists every node (or switch) and is written for "
                           f"at most {MAX_NODES:,}", hint=instead)
     return nodes
+
+
+def site_named(ids: list, names: dict[str, str] | None) -> list:
+    """Node identities with the site's host names: ``names`` maps a node path
+    (``su0/r3/t1``) to its host name (:func:`infra.ingest.site_names.site_names`); nodes
+    it does not name keep the pattern's. ExportError for a name that is not a host name
+    or is given twice."""
+    if not names:
+        return ids
+    import re
+    from dataclasses import replace
+
+    host = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+    out = [replace(n, name=names[n.path]) if n.path in names else n for n in ids]
+    seen: dict[str, str] = {}
+    for n in out:
+        if len(n.name) > 63 or not host.fullmatch(n.name):
+            raise ExportError(f"node {n.path}: {one_line(n.name[:70])!r} is not a host name",
+                              hint="lower-case letters, digits and '-', at most 63 characters")
+        if n.name in seen:
+            raise ExportError(f"host name {n.name!r} is given to both {seen[n.name]} and "
+                              f"{n.path}", hint="name each node once (the pattern's names "
+                              "stay on the nodes the host map does not name)")
+        seen[n.name] = n.path
+    return out

@@ -28,7 +28,7 @@ import shlex
 from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
 from infra.analysis.network.schedtopo import tree_topology, unit_name
 from infra.exports.common import (Export, ExportError, ExportFile, check_node_count,
-                                  has_topology, one_line)
+                                  has_topology, one_line, site_named)
 from infra.models.resolve import ResolvedDesign
 
 DOMAIN = "accelerator.topograph.run/domain"
@@ -77,8 +77,9 @@ class _Labels:
     """The labels of every node, made one node at a time (each distinct label checked
     once): the export streams them to both files without holding them all."""
 
-    def __init__(self, rd: ResolvedDesign, pattern: str) -> None:
-        self.ids = node_identities(rd, pattern)
+    def __init__(self, rd: ResolvedDesign, pattern: str,
+                 names: dict[str, str] | None = None) -> None:
+        self.ids = site_named(node_identities(rd, pattern), names)
         self.tree = tree_topology(rd, self.ids)
         self.sizes: dict[str, int] = {}
         for n in self.ids:
@@ -127,7 +128,8 @@ class _Labels:
             yield n.name, labels
 
 
-def k8s_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Export:
+def k8s_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
+               names: dict[str, str] | None = None) -> Export:
     """``k8s/labels.json`` and ``k8s/label-nodes.sh``; ExportError when no label applies.
 
     Both files are streamed, one node at a time (:class:`~infra.exports.common.ExportFile`),
@@ -137,7 +139,7 @@ def k8s_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Expor
     check_node_count(rd, "Kubernetes", "the labels repeat per pod: export a design with one or "
                      "a few pods of each kind (lower the 'build:' counts), or let topograph "
                      "label the live cluster")
-    labels = _Labels(rd, pattern)
+    labels = _Labels(rd, pattern, names)
     if not labels.any():
         raise _nothing(rd)
     labels.check()

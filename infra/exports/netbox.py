@@ -45,7 +45,7 @@ from infra.analysis.network.fabric import design_fabrics
 from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities, rack_instances
 from infra.analysis.layout.placement import network_placement
 from infra.analysis.network.schedtopo import unit_name
-from infra.exports.common import Export, ExportError, ExportFile
+from infra.exports.common import Export, ExportError, ExportFile, site_named
 from infra.exports import netbox_types as nbt
 from infra.exports.netbox_check import check_device_type
 from infra.exports.netbox_push import push_bundle  # noqa: F401 - the documented place
@@ -119,7 +119,8 @@ def _interfaces(rd: ResolvedDesign, part) -> list[dict]:
     return []
 
 
-def netbox_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Export:
+def netbox_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
+                  names: dict[str, str] | None = None) -> Export:
     """Device types, and (up to the size limit) the bundle and CSV files."""
     types = device_types(rd)
     files = [ExportFile(nbt.file_path(d), nbt.dump(d)) for d in types.values()]
@@ -130,17 +131,20 @@ def netbox_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Ex
         warnings.append(f"{gpus:,} GPUs is above the {MAX_CLUSTER_GPUS:,}-GPU limit of the "
                         "per-instance bundle: device types only")
     else:
-        b = bundle(rd, pattern)
+        b = bundle(rd, pattern, names)
         files.append(ExportFile("netbox/bundle.json", json.dumps(b, indent=1) + "\n"))
         files += _csv_files(b)
     return Export("netbox", tuple(sorted(files, key=lambda f: f.path)), tuple(warnings))
 
 
-def bundle(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> dict:
+def bundle(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
+           names: dict[str, str] | None = None) -> dict:
     """Manufacturers, device types, roles, sites, racks, devices, interfaces and cables in
     NetBox REST shapes (related objects by natural key)."""
     types = device_types(rd)
-    ids = {(n.rack, n.slot): n.name for n in node_identities(rd, pattern)}
+    named = site_named(node_identities(rd, pattern), names)
+    ids = {(n.rack, n.slot): n.name for n in named}
+    by_path = {n.path: n.name for n in named}  # the plan's node path -> the device's name
     site = {"name": SITE, "slug": SITE, "status": "planned"}
     racks, devices = [], []
     names: set[str] = set()
@@ -190,7 +194,7 @@ def bundle(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> dict:
     for f in design_fabrics(rd):
         for row in cabling_plan(rd, f, max_gpus=MAX_CLUSTER_GPUS):
             if row["tier"] == f.tiers[0].role:
-                a = (row["a_device"], str(row["a_port"]))
+                a = (by_path.get(row["from_device"], row["a_device"]), str(row["a_port"]))
             else:
                 a = (unit_name(row["a_device"]), port(row["a_device"], row["a_port"]))
             b = (unit_name(row["b_device"]), port(row["b_device"], row["b_port"]))

@@ -30,7 +30,7 @@ import yaml
 from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
 from infra.analysis.network.schedtopo import BlockTopology, TreeTopology, block_topology, tree_topology
 from infra.exports.common import (Export, ExportError, ExportFile, check_node_count,
-                                  has_topology, one_line)
+                                  has_topology, one_line, site_named)
 from infra.exports.hostlist import compress
 from infra.exports.slurm_check import check_block_conf, check_tree_conf
 from infra.models.resolve import ResolvedDesign
@@ -38,7 +38,8 @@ from infra.models.resolve import ResolvedDesign
 RULE = "#" * 66
 
 
-def slurm_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Export:
+def slurm_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
+                 names: dict[str, str] | None = None) -> Export:
     """Slurm topology files for ``rd``; raises ExportError when there is nothing to say
     (decided before any node is listed) or the design is too large for per-node files."""
     if not has_topology(rd):
@@ -46,7 +47,8 @@ def slurm_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Exp
     check_node_count(rd, "Slurm", "Slurm's topology repeats per pod: export a design with one "
                      "or a few pods of each kind (lower the 'build:' counts) and repeat its "
                      "blocks and switches with your own node names")
-    ids = node_identities(rd, pattern)
+    ids = site_named(node_identities(rd, pattern), names)
+    site = len(names or ())
     blocks = block_topology(rd, ids)
     tree = tree_topology(rd, ids)
     if blocks is None and tree is None:
@@ -55,7 +57,8 @@ def slurm_export(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> Exp
     hl = _Hostlists()
     head = [RULE, f"# Slurm topology for {one_line(rd.name)}",
             f"# from {one_line(rd.file.name)} by infra export; "
-            f"node names from the pattern {one_line(repr(pattern))}",
+            f"node names from the pattern {one_line(repr(pattern))}"
+            + (f" and the site's names of {site:,} node(s)" if site else ""),
             "# (they must match slurm.conf NodeName)"]
     files, warnings = [], []
     if tree is not None:

@@ -36,10 +36,11 @@ def upgrade(db: str | None = None) -> tuple[str | None, str]:
 
 def record(inventory: Path | str, *, design: Path | str | None = None, at=None,
            db: str | None = None, host_pattern: str | None = None, complete: bool = False,
-           catalog=None):
+           catalog=None, host_map=None):
     """Store what ``inventory`` shows as seen at ``at`` (ISO 8601; default now), placed
     on ``design``'s racks and slots through ``host_pattern`` (the ``infra history record``
-    API). Returns a :class:`infra.history.recorder.RecordResult`."""
+    API), or ``host_map`` (:func:`infra.ingest.hostmap.site_naming`: the site's names).
+    Returns a :class:`infra.history.recorder.RecordResult`."""
     from infra.errors import display_path
     from infra.history.db import connect
     from infra.history.recorder import record_state
@@ -47,7 +48,8 @@ def record(inventory: Path | str, *, design: Path | str | None = None, at=None,
     from infra.ingest.inventory import load_inventory
 
     ts = now_ts() if at is None else to_ts(at, what="--at")
-    state = from_inventory(load_inventory(inventory), design_map(design, host_pattern, catalog))
+    state = from_inventory(load_inventory(inventory),
+                           design_map(design, host_pattern, catalog, host_map))
     with connect(db or default_url(design), write=True) as conn:
         return record_state(conn, state, ts,
                             design=display_path(design) if design else None,
@@ -108,12 +110,13 @@ def rates(*, since=None, until=None, db: str | None = None, rates_file=None,
 
 
 def drift(design: Path | str, *, db: str | None = None, host_pattern: str | None = None,
-          catalog=None):
-    """How the installed fleet moved from ``design`` over time, one row per snapshot."""
+          catalog=None, host_map=None):
+    """How the installed fleet moved from ``design`` over time, one row per snapshot;
+    ``host_map``: the site's names, as for :func:`record`."""
     from infra.history.db import connect
     from infra.history.drift_view import fleet_drift
     from infra.history.state import design_map
 
-    expected = design_map(design, host_pattern, catalog)
+    expected = design_map(design, host_pattern, catalog, host_map, every_name=True)
     with connect(db or default_url(design)) as conn:
         return fleet_drift(conn, expected, str(design))

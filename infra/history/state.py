@@ -83,8 +83,13 @@ class State:
 
 
 def design_map(design: Path | str | None, host_pattern: str | None = None,
-               catalog=None) -> dict[str, dict]:
-    """Host name -> rack, slot path, U, tray and per-host part counts, from ``design``."""
+               catalog=None, host_map=None, every_name: bool = False) -> dict[str, dict]:
+    """Host name -> rack, slot path, U, tray and per-host part counts, from ``design``.
+
+    ``host_map`` (:mod:`infra.ingest.hostmap`, ``--host-regex`` / ``--host-map``): the
+    site's names key the nodes it names (:func:`infra.ingest.site_names.site_names`), the
+    others keep the pattern's; a regex that cannot write names (``.*-dgx-...``) places
+    each host as it is looked up, unless ``every_name`` (drift needs every node's name)."""
     if design is None:
         return {}
     from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities
@@ -104,12 +109,49 @@ def design_map(design: Path | str | None, host_pattern: str | None = None,
         parts["rack"] = round(1 / trays, 6)
         out[ni.name] = {"rack": ni.rack, "slot": ni.path, "u": ni.u, "tray": ni.tray,
                         "parts": parts}
-    return out
+    if host_map is None:
+        return out
+    return _site_keyed(rd, out, host_pattern or DEFAULT_HOST_PATTERN, host_map, every_name)
+
+
+class SiteMap(dict):
+    """:func:`design_map` keyed by the site's names; ``get`` of a host not among them
+    places it through the map (a regex that matches names it cannot write)."""
+
+    def __init__(self, data: dict, placement=None, by_path: dict | None = None,
+                 notes: tuple[str, ...] = ()) -> None:
+        super().__init__(data)
+        self.placement = placement
+        self.by_path = by_path or {}
+        self.notes = notes
+
+    def get(self, host, default=None):
+        if host in self:
+            return self[host]
+        dn = self.placement.get(host) if self.placement is not None and host else None
+        return self.by_path.get(dn.slot, default) if dn is not None else default
+
+
+def _site_keyed(rd, out: dict[str, dict], pattern: str, host_map, every_name: bool) -> SiteMap:
+    from infra.ingest.hostmap import HostMapError, Placement
+    from infra.ingest.site_names import site_names
+    from infra.ingest.slots import design_nodes
+
+    nodes = design_nodes(rd, pattern)
+    by_path = {d["slot"]: d for d in out.values()}
+    try:
+        sn = site_names(nodes, host_map)
+    except HostMapError:
+        if every_name or host_map.regex is None:
+            raise
+        return SiteMap({}, Placement(nodes, host_map), by_path)  # placed host by host
+    data = {sn.names.get(d["slot"], name): d for name, d in out.items()}
+    return SiteMap(data, None, by_path, sn.notes)
 
 
 def from_inventory(inv: Inventory, placement: dict[str, dict] | None = None) -> State:
     """The parts ``inv`` shows, placed by ``placement`` (:func:`design_map`)."""
-    placement = placement or {}
+    placement = {} if placement is None else placement  # a SiteMap may be empty, lazy
     comps: list[Component] = []
     fabric_nics: dict[tuple[str, str], str] = {}
     for p in inv.ports:

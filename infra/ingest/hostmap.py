@@ -51,6 +51,8 @@ class HostMap:
     description: str  # for messages: the regex or the file
     regex: re.Pattern | None = None
     table: tuple[tuple[str, tuple[tuple[str, int], ...] | str], ...] = ()
+    file: str | None = None  # the map file, for messages
+    lines: tuple[int | None, ...] = ()  # each table entry's line in it (None: YAML)
 
     def numbers(self, host: str) -> tuple[tuple[str, int], ...] | str | None:
         """The host's node numbers (or design host name), None when the map says nothing."""
@@ -153,11 +155,26 @@ def load_host_map(path: Path | str, keys: tuple[tuple[str, ...], ...] = KEYS) ->
         rows = _yaml_rows(path)
     else:
         rows = _csv_rows(text, str(path))
+    rows = list(rows)
     table = tuple(_entry(host, value, str(path), line, keys) for host, value, line in rows)
     if not table:
         raise HostMapError("the host map has no entry", file=str(path),
                            hint="one line per host: host,rack,slot")
-    return HostMap(f"the host map {path.name}", table=table)
+    return HostMap(f"the host map {path.name}", table=table, file=str(path),
+                   lines=tuple(line for _, _, line in rows))
+
+
+def site_naming(regex: str | None = None, map_file: Path | str | None = None,
+                keys: tuple[tuple[str, ...], ...] | None = None) -> HostMap | None:
+    """The :class:`HostMap` that ``--host-regex`` or ``--host-map`` give (None: neither,
+    the design's host pattern names the hosts); ``keys``: the numbers a host must get
+    (default :data:`KEYS`, a design node's). The one parser of these options, shared by
+    ``infra diff``, ``ingest``, ``export`` and ``history record``."""
+    if regex and map_file:
+        raise HostMapError("--host-regex and --host-map both given: choose one")
+    if regex:
+        return host_regex(regex, keys or KEYS)
+    return load_host_map(map_file, keys or KEYS) if map_file else None
 
 
 def _csv_rows(text: str, file: str):
