@@ -8,10 +8,45 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import reprlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 MAX_MESSAGE_CHARS = 1000  # an error message longer than this is cut (saying so)
+
+
+class _Locate:
+    """The type of :data:`LOCATE`."""
+
+    def __repr__(self) -> str:
+        return "LOCATE"
+
+
+LOCATE = _Locate()
+"""Pass as ``line=`` with a file and a YAML path (a sequence): the line is looked up from
+them only when the message is shown (:func:`locate_line`)."""
+
+_LINE_LOCATOR: Callable[[str, tuple], int | None] | None = None
+
+
+def set_line_locator(locator: Callable[[str, tuple], int | None]) -> None:
+    """Register the function that answers "which line of this file is this YAML path on?".
+
+    The YAML reader registers itself when imported (:func:`infra.models.yamlio.line_of`):
+    every file an error can point into has been read through it. Layers above it (the
+    analyses) raise errors and findings with a file and path only."""
+    global _LINE_LOCATOR
+    _LINE_LOCATOR = locator
+
+
+def locate_line(file: str | Path | None, path: Sequence[str | int] | None) -> int | None:
+    """The 1-based line of YAML ``path`` in ``file`` (None when unknown or no reader
+    is registered). Called where an error or finding is shown, never on success."""
+    if not file or path is None or isinstance(path, str) or _LINE_LOCATOR is None:
+        return None
+    try:
+        return _LINE_LOCATOR(str(file), tuple(path))
+    except (OSError, InfraError):  # the file went away or no longer parses: no line
+        return None
 
 
 class InfraError(Exception):
@@ -23,15 +58,30 @@ class InfraError(Exception):
         *,
         file: str | None = None,
         path: Sequence[str | int] | str | None = None,
-        line: int | None = None,
+        line: int | None | _Locate = None,
         hint: str | None = None,
     ) -> None:
         self.message = message
         self.file = file
         self.path = path if isinstance(path, str) or path is None else format_path(path)
-        self.line = line
         self.hint = hint
-        super().__init__(str(self))
+        # LOCATE: the line is found from file + YAML path when the message is first shown
+        # (analyses raise with the path only; they never read the YAML layer)
+        self._at = tuple(path) if line is LOCATE and file and path is not None \
+            and not isinstance(path, str) else None
+        self._line = None if line is LOCATE else line
+        super().__init__(message if self._at is not None else str(self))
+
+    @property
+    def line(self) -> int | None:
+        if self._at is not None:
+            at, self._at = self._at, None
+            self._line = locate_line(self.file, at)
+        return self._line
+
+    @line.setter
+    def line(self, value: int | None) -> None:
+        self._at, self._line = None, value
 
     def __str__(self) -> str:
         where = ""

@@ -58,6 +58,69 @@ def test_imports_point_one_way(layer):
     assert not bad, bad
 
 
+# issue 32: analyses are plain functions of the resolved design; they never read YAML or
+# load a catalog (errors and findings carry the file and YAML path, the line is found
+# where they are shown: infra.errors.LOCATE). The Catalog *type* is infra.models.catalog_types.
+NOT_IN_ANALYSES = ("infra.models.yamlio", "infra.models.yamlfast", "infra.models.catalog",
+                   "infra.models.catalog_cache")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(source: str, module: str, is_package: bool = False) -> set[str]:
+    """Every module that ``source`` (the text of ``module``) imports anywhere: top level,
+    in functions, under TYPE_CHECKING; relative imports made absolute; ``from pkg import
+    x`` counted as ``pkg`` and ``pkg.x``; ``importlib.import_module("...")`` literals."""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package[: len(package) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            out.add(base)
+            out |= {f"{base}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Call) and node.args:
+            name = getattr(node.func, "attr", getattr(node.func, "id", None))
+            arg = node.args[0]
+            if name in ("import_module", "__import__") and isinstance(arg, ast.Constant) \
+                    and isinstance(arg.value, str):
+                out.add(arg.value)
+    return out
+
+
+def forbidden_in_analyses(names: set[str]) -> list[str]:
+    return sorted(n for n in names for f in NOT_IN_ANALYSES if n == f or n.startswith(f + "."))
+
+
+def test_import_walker_sees_every_form():
+    """Function-level, relative, ``from pkg import module`` and importlib imports are all
+    found (so the test below can fail); the Catalog type module is not the loader."""
+    src = ("def f():\n    from infra.models.yamlio import line_of\n"
+           "from ..models import catalog\n"
+           "import importlib\nimportlib.import_module('infra.models.catalog_cache')\n"
+           "from ..models.yamlfast import LineIndex\n"
+           "from infra.models.catalog_types import Catalog\n")
+    found = forbidden_in_analyses(imported_modules(src, "infra.analysis.probe"))
+    assert found == ["infra.models.catalog", "infra.models.catalog_cache", "infra.models.yamlfast",
+                     "infra.models.yamlfast.LineIndex", "infra.models.yamlio",
+                     "infra.models.yamlio.line_of"]
+
+
+def test_analyses_never_import_the_yaml_or_catalog_loader():
+    bad = []
+    for path in sorted((PKG / "analysis").rglob("*.py")):
+        names = imported_modules(path.read_text(), module_name(path), path.name == "__init__.py")
+        bad += [f"{path.relative_to(ROOT)} imports {n}" for n in forbidden_in_analyses(names)]
+    assert not bad, bad
+
+
 def test_committed_schemas_are_current():
     from infra.models.schema import SCHEMA_DIR, render, schemas
 

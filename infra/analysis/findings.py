@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from infra.errors import format_path
+from infra.errors import LOCATE, format_path, locate_line
 
 KINDS = ("power_supply", "rack_rating", "cooling_capacity", "cooling_redundancy")
 
@@ -38,6 +38,10 @@ class Finding:
     @classmethod
     def at(cls, kind: str, message: str, *, file=None, path: Sequence | str | None = None,
            line=None, hint=None) -> Finding:
+        """``line=LOCATE`` (with a file and a path sequence): the line of the path in the
+        file, looked up once here (findings are made only for broken rules)."""
+        if line is LOCATE:
+            line = locate_line(file, path)
         p = path if isinstance(path, str) or path is None else format_path(path)
         return cls(kind, message, None if file is None else str(file), p, line, hint)
 

@@ -10,10 +10,9 @@ site bound powers), so a larger count is a typo (a pod multiplied once too often
 from __future__ import annotations
 
 from infra.analysis.compute import gpu_cpu_counts
-from infra.errors import DesignError
+from infra.errors import LOCATE, DesignError
 from infra.models.base import MAX_COUNT, MAX_GPUS
 from infra.models.resolve import ResolvedDesign
-from infra.models.yamlio import line_of
 
 
 def check_design_size(rd: ResolvedDesign) -> int:
@@ -27,7 +26,7 @@ def check_design_size(rd: ResolvedDesign) -> int:
     72
     """
     build = ("build",)
-    where = {"file": str(rd.file), "path": build, "line": line_of(rd.file, build)}
+    where = {"file": str(rd.file), "path": build, "line": LOCATE}
     racks = sum(rd.rack_counts.values())
     if racks > MAX_COUNT:
         raise DesignError(f"{racks:,} racks: beyond the {MAX_COUNT:,} this tool supports",

@@ -25,7 +25,7 @@ from infra.analysis.layout.rack_faces import network_power_rows
 from infra.analysis.power.it_power import DesignPower, design_power
 from infra.analysis.power.supply import server_psu_rows, supply_rows
 from infra.analysis.cost.tco import Capex, price_bom
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.parts import PRECISIONS, SPARSE_PRECISIONS
 from infra.models.prices import PriceBook, load_prices
 from infra.models.resolve import ResolvedDesign, load_design

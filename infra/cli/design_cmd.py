@@ -177,7 +177,7 @@ def validate(files, catalog_dir) -> None:
     """Check design or catalog FILE(s); every file is checked, exit 2 if any fails."""
     import sys
 
-    from infra.analysis.validate import validate_file
+    from infra.validate import validate_file
     from infra.errors import InfraError, working_on
     from infra.models.catalog import load_catalog
 
@@ -221,7 +221,7 @@ def new(name, template, out) -> None:
     NAME is a design name (letters, digits, '_', '-', '.'), never a path: use -o FILE to
     write elsewhere. The starter always validates.
     """
-    from infra.analysis.validate import validate_file
+    from infra.validate import validate_file
     from infra.models.catalog import load_catalog
     from infra.models.starter import check_name, new_design, starter_text, template_file
 

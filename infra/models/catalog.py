@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from infra.models.systems import (
     PowerShelf,
     Rack,
 )
+from infra.models.catalog_types import Catalog  # re-exported: the type lives apart from the loader
 from infra.models.yamlio import line_of, read_yaml
 
 KIND_MODELS: dict[str, type[Part]] = {
@@ -99,69 +100,6 @@ def catalog_dir() -> Path:
     """The first catalog directory (``$INFRA_CATALOG``'s first entry if set, else the
     repository's ``catalogs/``): where the default prices and rates live."""
     return Path(catalog_dirs()[0])
-
-
-class Catalog:
-    """Slug -> validated part, with the file each came from."""
-
-    def __init__(self, entries: dict[str, Part], files: dict[str, Path]) -> None:
-        self._entries = entries
-        self.files = files
-
-    def __iter__(self) -> Iterator[Part]:
-        return iter(self._entries.values())
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def __contains__(self, slug: object) -> bool:
-        return slug in self._entries
-
-    @property
-    def slugs(self) -> list[str]:
-        return sorted(self._entries)
-
-    def with_parts(self, parts: Iterable[Part]) -> Catalog:
-        """A copy in which ``parts`` replace the entries of the same slug (a sweep's
-        catalog overrides); files stay those of the originals."""
-        return Catalog({**self._entries, **{p.slug: p for p in parts}}, self.files)
-
-    def of_kind(self, kind: str) -> list[Part]:
-        return [e for e in self._entries.values() if e.kind == kind]
-
-    def get(
-        self,
-        slug: str,
-        kind: str | tuple[str, ...] | None = None,
-        *,
-        file: str | None = None,
-        path: tuple | str | None = None,
-        line: int | None = None,
-        error_cls: type[InfraError] = CatalogError,
-    ) -> Part:
-        """Look a part up; unknown slugs and wrong kinds raise with the nearest names."""
-        entry = self._entries.get(slug)
-        kinds = (kind,) if isinstance(kind, str) else kind
-        if entry is None:
-            pool = [s for s, e in self._entries.items() if not kinds or e.kind in kinds]
-            raise error_cls(
-                f"unknown {kinds[0] if kinds and len(kinds) == 1 else 'catalog'} slug {slug!r}",
-                file=file,
-                path=path,
-                line=line,
-                hint=did_you_mean(slug, pool) + "; `infra catalog list` shows all",
-            )
-        if kinds and entry.kind not in kinds:
-            raise error_cls(
-                f"{slug!r} is a {entry.kind}, expected {' or '.join(kinds)}",
-                file=file,
-                path=path,
-                line=line,
-                hint=did_you_mean(
-                    slug, [s for s, e in self._entries.items() if e.kind in kinds]
-                ),
-            )
-        return entry
 
 
 def validation_error(

@@ -45,7 +45,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from infra.errors import InfraError, describe_value
+from infra.errors import InfraError, describe_value, set_line_locator
 from infra.models import yamlfast
 
 MAX_FILE_BYTES = 16 * 1024 * 1024  # 16 MiB: ~100x the largest realistic design
@@ -370,3 +370,6 @@ def line_of(path: Path, yaml_path: tuple[str | int, ...]) -> int | None:
     """
     index = _index(Path(path))
     return None if index is None else index.line(tuple(yaml_path))
+
+
+set_line_locator(line_of)  # errors raised with LOCATE find their line here, when shown

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.expand import expand_tray
 from infra.models.parts import NvlinkSwitchTray
 from infra.models.resolve import ResolvedDesign

@@ -41,7 +41,7 @@ from infra.analysis.cost.tco import (
     CATEGORIES, UPTIME_2023_PUE, Capex, CostAssumptions, Tco, design_capex, gpu_capex, total_cost,
     tray_capex)
 from infra.errors import CompareError, did_you_mean
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.expand import expand_tray
 from infra.models.parts import PRECISIONS, Gpu
 from infra.models.prices import PriceBook

@@ -12,7 +12,7 @@ from typing import Any
 
 from infra.analysis.summary import DesignAnalysis, analyze_file
 from infra.analysis.cost.tco import CATEGORIES, Capex, CostAssumptions, Tco, total_cost
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.expand import expand_tray
 from infra.models.parts import PRECISIONS, Gpu
 from infra.models.prices import PriceBook

@@ -35,7 +35,7 @@ from infra.analysis.cost.bom import bill_of_materials, tray_bill
 from infra.analysis.cost.capex import (  # noqa: F401 - re-exported
     CATEGORIES, CATEGORY, INTEGRATED, Capex, CapexLine, price_bom)
 from infra.errors import CompareError
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.parts import Part
 from infra.models.prices import PriceBook
 from infra.models.resolve import ResolvedDesign

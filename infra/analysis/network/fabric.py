@@ -26,12 +26,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from infra.errors import TopologyError
+from infra.errors import LOCATE, TopologyError
 from infra.models.expand import expand_tray
 from infra.models.fabric import FabricSpec, LinkMedia
 from infra.models.parts import NetworkSwitch
 from infra.models.resolve import ResolvedDesign
-from infra.models.yamlio import line_of
 from infra.units import w_to_kw
 
 if TYPE_CHECKING:
@@ -120,7 +119,7 @@ def size_fabric(rd: ResolvedDesign, name: str, spec: FabricSpec) -> FabricResult
 
     def err(msg: str, sub: tuple = (), hint: str | None = None) -> TopologyError:
         p = path + sub
-        return TopologyError(msg, file=str(rd.file), path=p, line=line_of(rd.file, p), hint=hint)
+        return TopologyError(msg, file=str(rd.file), path=p, line=LOCATE, hint=hint)
 
     ports, speed, gpn, nodes = _endpoints(rd, spec, err)
     if ports % spec.planes:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.parts import Nic
 from infra.models.systems import ComputeTray
 from infra.topology.tray import Flow, tray_flows, tray_graph

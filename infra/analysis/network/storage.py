@@ -21,10 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from infra.errors import TopologyError
+from infra.errors import LOCATE, TopologyError
 from infra.models.expand import expand_tray
 from infra.models.resolve import ResolvedDesign
-from infra.models.yamlio import line_of
 
 if TYPE_CHECKING:
     from infra.analysis.network.fabric import FabricResult
@@ -109,7 +108,7 @@ def _resolve(rd: ResolvedDesign, name: str, spec, fabrics: dict) -> StorageResul
 
     def err(msg: str, sub: tuple = (), hint: str | None = None) -> TopologyError:
         p = path + sub
-        return TopologyError(msg, file=str(rd.file), path=p, line=line_of(rd.file, p), hint=hint)
+        return TopologyError(msg, file=str(rd.file), path=p, line=LOCATE, hint=hint)
 
     part = rd.catalog.get(spec.type, "storage_system", file=str(rd.file), path=path + ("type",))
     per_gpu, basis, gpus = None, "", 0

@@ -18,7 +18,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.starter import DESIGNS_DIR as DESIGNS  # the shipped designs
 
 GIB = 2**30

@@ -140,13 +140,17 @@ def anchor_rows() -> list[dict]:
     return rows
 
 
-def calibrate_compute_efficiency(lo: float = 0.5, hi: float = 1.0) -> float:
+def calibrate_compute_efficiency(framework=None, lo: float = 0.5, hi: float = 1.0) -> float:
     """The compute efficiency at which the *calibration* runs' errors have a geometric mean
-    of zero (bisection; the model's speed rises with the efficiency)."""
-    from infra.models.catalog import load_catalog
-
-    fw = load_catalog().get("megatron-lm")
+    of zero (bisection; the model's speed rises with the efficiency). ``framework``: the
+    ``training_framework`` entry to calibrate (default: ``megatron-lm`` from the catalog
+    the calibration runs' design is loaded with, as :func:`predict` uses it)."""
     runs = [a for a in ANCHORS if a.role == "calibration"]
+    fw = framework
+    if fw is None:
+        from infra.models.resolve import load_design
+
+        fw = load_design(DESIGNS / f"{runs[0].design}.yaml").catalog.get("megatron-lm")
 
     def log_error(f: float) -> float:
         g = fw.model_copy(update={"compute_efficiency_fraction": f})

@@ -29,10 +29,9 @@ import math
 from dataclasses import dataclass
 
 from infra.analysis.findings import Finding
-from infra.errors import InfeasibleDesignError
+from infra.errors import LOCATE, InfeasibleDesignError
 from infra.models.resolve import ResolvedDesign
 from infra.models.systems import CoolingUnit
-from infra.models.yamlio import line_of
 
 from infra.analysis.power.it_power import DesignPower
 
@@ -126,7 +125,7 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
             raise InfeasibleDesignError(
                 f"{rp.liquid_kw:.1f} kW of liquid heat per rack of {name!r} has no CDU or heat "
                 "exchanger to remove it", file=str(rd.file), path=path,
-                line=line_of(rd.file, path),
+                line=LOCATE,
                 hint="mount an in-rack CDU or list an in-row unit under the pod's 'cooling:'")
         if "air" not in covered[name]:
             air_to_hall += rp.air_kw * rp.racks
@@ -158,7 +157,7 @@ def _plausible(rd: ResolvedDesign, name: str, rp) -> None:
             raise InfeasibleDesignError(
                 f"{p.slug!r} (a {p.cooling_kind.replace('_', ' ')}) is mounted in rack type "
                 f"{rack.slug!r}, which is air-cooled and has no liquid loop for it",
-                file=str(rd.file), path=path + (i,), line=line_of(rd.file, path + (i,)),
+                file=str(rd.file), path=path + (i,), line=LOCATE,
                 hint="use a liquid or hybrid rack type, or remove the CDU")
     for up, _n in rp.units:
         where = ("racks", name)
@@ -166,13 +165,13 @@ def _plausible(rd: ResolvedDesign, name: str, rp) -> None:
             raise InfeasibleDesignError(
                 f"{up.slug!r} sends {up.liquid_w / 1000:.2f} kW to liquid but rack type "
                 f"{rack.slug!r} is air-cooled", file=str(rd.file), path=where,
-                line=line_of(rd.file, where),
+                line=LOCATE,
                 hint="use a liquid or hybrid rack type (with a CDU or in-row unit)")
         if rack.cooling == "liquid" and up.power_w > 0 and up.liquid_w == 0:
             raise InfeasibleDesignError(
                 f"{up.slug!r} is wholly air-cooled ({up.air_w / 1000:.2f} kW to air) but rack "
                 f"type {rack.slug!r} is liquid-cooled only", file=str(rd.file), path=where,
-                line=line_of(rd.file, where),
+                line=LOCATE,
                 hint="use a hybrid rack type, or mark the unit 'cooling: liquid' if it is")
 
 
@@ -218,13 +217,13 @@ def _check(rd: ResolvedDesign, row: CoolingRow, path: tuple) -> list[Finding]:
         return [Finding.at("cooling_capacity",
             f"{row.installed} x {row.unit} remove {row.installed * row.capacity_kw:g} kW, "
             f"short of the {row.heat_kw:.1f} kW {row.removes} heat load ({row.scope})",
-            file=rd.file, path=path, line=line_of(rd.file, path),
+            file=rd.file, path=path, line=LOCATE,
             hint=f"use {row.needed} units or a larger unit")]
     if row.needed is not None and row.installed < row.needed + row.spares:
         return [Finding.at("cooling_redundancy",
             f"{row.installed} x {row.unit} for a {row.heat_kw:.1f} kW {row.removes} heat load "
             f"({row.scope}): {row.needed} carry it, the design asks for {row.spares} spare(s) "
             f"(N+{row.spares} = {row.needed + row.spares})",
-            file=rd.file, path=path, line=line_of(rd.file, path),
+            file=rd.file, path=path, line=LOCATE,
             hint=f"list {row.needed + row.spares} units, or lower spares")]
     return []

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from infra.analysis.power.power_figures import PartFigure, check_overrides, overrides_of, part_figure
 from infra.analysis.power.supply import RackSupply, check_supply, rack_supply
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.expand import expand_tray
 from infra.models.parts import NvlinkSwitchTray, Part
 from infra.models.resolve import LayoutItem, ResolvedDesign, ResolvedLayout

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.parts import Part, Superchip
 
 #: tags whose figure is not a vendor document's (the parts named when an envelope is off)
@@ -48,13 +48,12 @@ def overrides_of(design) -> dict:
 
 def check_overrides(rd) -> None:
     """Each ``power_overrides`` row names a catalog part and gives a figure."""
-    from infra.errors import DesignError, did_you_mean
-    from infra.models.yamlio import line_of
+    from infra.errors import LOCATE, DesignError, did_you_mean
 
     seen: set[str] = set()
     for i, o in enumerate(rd.design.power_overrides):
         path = ("power_overrides", i)
-        where = dict(file=str(rd.file), path=path, line=line_of(rd.file, path))
+        where = dict(file=str(rd.file), path=path, line=LOCATE)
         if o.type not in rd.catalog:
             raise DesignError(f"power override for unknown part type {o.type!r}", **where,
                               hint=did_you_mean(o.type, [e.slug for e in rd.catalog]))

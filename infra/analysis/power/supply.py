@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infra.analysis.findings import Finding
+from infra.errors import LOCATE
 from infra.models.resolve import ResolvedDesign, ResolvedLayout
 from infra.models.systems import Pdu, PowerShelf, usable_units
-from infra.models.yamlio import line_of
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def check_supply(rd: ResolvedDesign, layout: ResolvedLayout, it_kw: float,
                        f"rack type {layout.rack.slug!r} is rated for", "move units to another rack"))
     return tuple(
         Finding.at(kind, f"rack layout {layout.name!r} draws {it_kw:.1f} kW IT, {what} {limit:g} kW",
-                   file=rd.file, path=path, line=line_of(rd.file, path), hint=fix)
+                   file=rd.file, path=path, line=LOCATE, hint=fix)
         for kind, limit, what, fix in limits if it_kw > limit + 1e-9)
 
 

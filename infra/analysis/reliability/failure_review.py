@@ -19,7 +19,7 @@ from infra.analysis.reliability.failures import (
     failure_rows, geometry, job_view, unmodelled,
 )
 from infra.analysis.summary import analyze_file
-from infra.models.catalog import Catalog
+from infra.models.catalog_types import Catalog
 from infra.models.rates import RateTable, load_rates
 from infra.units import HOURS_PER_YEAR
 

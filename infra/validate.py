@@ -1,5 +1,15 @@
 """Validate one file: a catalog entry (has ``kind:``) or a design (loaded and analysed,
-so power, cooling and space limits are checked too)."""
+so power, cooling and space limits are checked too); ``infra validate``.
+
+It reads YAML and builds catalogs, so it sits above the analyses (which never import the
+YAML or catalog loaders, ``tests/test_architecture.py``), beside :mod:`infra.api`.
+
+Examples
+--------
+>>> from infra.models.catalog import DEFAULT_CATALOG_DIR, load_catalog
+>>> validate_file(DEFAULT_CATALOG_DIR.parent / "designs" / "gb200_nvl72.yaml", load_catalog())
+('design', ())
+"""
 
 from __future__ import annotations
 
