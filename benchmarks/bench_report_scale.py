@@ -54,7 +54,7 @@ NVL72 = ("racks:\n  nvl72:\n    type: nvidia-gb200-nvl72-rack\n    contents:\n"
 
 
 def flat(gpus: int) -> str:
-    racks = max(1, round(gpus / 72))
+    racks = max(1, gpus // 72)  # at most gpus: 10^8 stays within the tool's limit
     return f"name: {racks:,} NVL72 racks ({racks * 72:,} GPUs)\n{NVL72}build:\n  nvl72: {racks}\n"
 
 

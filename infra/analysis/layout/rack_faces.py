@@ -10,7 +10,9 @@ built directly.
 Rear face. Every racked unit is taken as full depth (seen from the rear as occupied, as
 NetBox draws full-depth devices). Mounted at the rear, beside the units:
 
-- 0U units of the layout (PDUs, in-rack CDUs whose height is unpublished);
+- 0U units of the layout (PDUs), full height;
+- in-rack CDUs whose height is unpublished, over the free U below the units (the only
+  place a racked CDU can be), marked as such, with the free U beside them;
 - the NVLink cable cartridge, in layouts with NVLink switch trays, spanning the compute
   and switch trays it connects;
 - a DC busbar where the layout has power shelves (MGX/ORv3 racks feed trays from it);
@@ -75,8 +77,14 @@ def rack_faces(rd: ResolvedDesign) -> list[RackFaces]:
             rear.append(RearItem("DC busbar", "power_shelf", top, 1))
         if layout.rack.cooling in ("liquid", "hybrid"):
             rear.append(RearItem("liquid manifolds", "cooling_unit", top, 1))
+        lowest = min((pos for _, pos in placed if pos is not None), default=top + 1)
         for item, pos in placed:
-            if pos is None:
+            if pos is None and item.part.kind == "cooling_unit" and lowest > 1:
+                # an in-rack CDU of unpublished height: racked, it can only be in the free U
+                # below the units, so it is drawn there (not as a full-height 0U strip)
+                rear.append(RearItem(f"{item.part.name} (height unpublished; in the free U)",
+                                     item.part.kind, lowest - 1, 1, item.part.slug))
+            elif pos is None:
                 rear.append(RearItem(item.part.name, item.part.kind, top, 1, item.part.slug))
         used = layout.used_u
         out.append(RackFaces(lname, names[lname], used, top - used, None, tuple(rear)))

@@ -95,6 +95,8 @@ def rack_table(e: RackElevation, f: RackFaces) -> str:
     """HTML table: U | front | rear | one column per rear-mounted item."""
     strips = list(f.rear)
     ncol = 3 + len(strips)
+    cdu = [(it.bottom_u, it.top_u) for it in strips  # a CDU of unknown height in the free U
+           if it.kind == "cooling_unit" and "height unpublished" in it.label]
     head = (f"<b>{esc(e.layout)}</b>: {e.racks:,} rack(s) of {esc(e.rack_type)}, {e.u_height}U"
             f"<br/>{esc(_names(f))}")
     rows = [f'<tr><td colspan="{ncol}" bgcolor="#f0f0f0">{head}</td></tr>',
@@ -119,8 +121,10 @@ def rack_table(e: RackElevation, f: RackFaces) -> str:
                                     f'{esc(style.label(s.kind))}</font></td>']
             covered = u - h + 1
         elif u < covered:
+            free = "free" if not any(lo <= u <= hi for lo, hi in cdu) else \
+                "free, or the in-rack CDU (its height is unpublished)"
             cells += [f'<td width="300" height="{ROW_PX}" align="left"><font point-size="8" '
-                      'color="#969696">free</font></td>', '<td width="120"> </td>']
+                      f'color="#969696">{free}</font></td>', '<td width="120"> </td>']
         for it in strips:
             if u == it.top_u:
                 cells.append(f'<td rowspan="{it.top_u - it.bottom_u + 1}" width="56" '
@@ -152,7 +156,8 @@ def _stack(label: str) -> str:
     """A long label broken into short lines for a narrow rear-mount column."""
     import textwrap
 
-    return "<br/>".join(esc(t) for t in textwrap.wrap(label, 10, break_on_hyphens=True))
+    return "<br/>".join(esc(t) for t in textwrap.wrap(label, 12, break_on_hyphens=True,
+                                                       break_long_words=False))
 
 
 def _kg(kg: float | None) -> str:
