@@ -31,17 +31,23 @@ def test_real_concise_rocm_smi_device_ids():
     assert parse_rocm_smi(NODE / "rocm-smi.txt") == {i: "0x74a2" for i in range(8)}
 
 
-def test_real_amd_node_diff_says_the_type_is_unchecked():
+def test_real_mi308x_node_is_not_the_mi300x_designed():
+    """The MI300X entry carries AMD's ids (0x74a1 = 29857 physical, 0x74b5 = 29877 virtual,
+    rocprofiler-compute's chip_ids); the real node reports 0x74a2 (MI308X, 29858 there)."""
     res = diff_file(MI300X, REAL)
-    assert (res.coverage.inspected_nodes, res.coverage.gpus_seen, res.errors) == (1, 8, 0)
-    (w,) = res.findings
-    assert w.check == "gpu-type-unchecked" and "PCI id 0x74a2" in w.found
-    assert "amd-mi300x has no pci_device_ids" in w.found
+    assert (res.coverage.inspected_nodes, res.coverage.gpus_seen, res.errors) == (1, 8, 1)
+    (e,) = res.findings
+    assert e.check == "gpu-type" and e.severity == "error"
+    assert "(PCI id 0x74a2)" in e.found and "amd-mi300x (PCI id 0x74a1, 0x74b5)" in e.expected
 
 
 def _link_down(tmp_path, a: int, b: int):
+    """The real node with its GPUs reported as MI300X (0x74a1, not the MI308X's 0x74a2,
+    so the type check passes and the links are checked) and the link a-b lost."""
     inv = tmp_path / "inv"
     shutil.copytree(REAL, inv)
+    smi = inv / "r001n01/rocm-smi.txt"
+    smi.write_text(smi.read_text().replace("0x74a2", "0x74a1"))
     p = inv / "r001n01/rocm-smi-showtopo.txt"
     lines = p.read_text().splitlines()
     start = next(i for i, l in enumerate(lines) if "Link Type" in l) + 2
@@ -102,9 +108,9 @@ def test_amd_node_with_static_and_topo_maps_gpus_by_oam_position(tmp_path):
     (inv / "r001n01/rocm-smi.txt").unlink()
     (inv / "r001n01/amd-smi-static.json").write_text(json.dumps(STATIC))
     res = diff_file(MI300X, inv)
-    # MI300X ids are not in the catalog: one warning, naming the product this time
-    (w,) = res.findings
-    assert w.check == "gpu-type-unchecked" and "AMD Instinct MI300X (0x74a1)" in w.found
+    # 0x74a1 is the MI300X's id in the catalog: the type is verified, nothing differs
+    assert (res.coverage.inspected_nodes, res.coverage.gpus_seen) == (1, 8)
+    assert list(res.findings) == []
 
 
 @pytest.mark.parametrize("name,content,message", [
