@@ -50,6 +50,7 @@ def workdir(tmp_path_factory):
         (d / name).symlink_to(ROOT / name)
     (d / "tests" / "fixtures").mkdir(parents=True)
     (d / "tests" / "fixtures" / "designs").symlink_to(ROOT / "tests" / "fixtures" / "designs")
+    (d / "tests" / "fixtures" / "hostmaps").symlink_to(ROOT / "tests" / "fixtures" / "hostmaps")
     return d
 
 
