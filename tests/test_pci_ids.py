@@ -87,3 +87,25 @@ def test_another_parts_id_is_a_type_error(catalog):
 def test_mi350x_is_named_though_no_tray_holds_it(catalog):
     tray, note = _find_tray(catalog, "0x75a0", 8, None)
     assert tray is None and "no catalog tray with 8 x ['amd-mi350x']" in note
+
+
+# NVIDIA open-gpu-kernel-modules README @315fd96 (supported-GPU table):
+# "NVIDIA A100-SXM4-40GB | 20B0", "NVIDIA A100-SXM4-80GB | 20B2 ...", "NVIDIA GH200 480GB | 2342"
+
+
+def test_gh200_gpu_carries_nvidias_id(catalog):
+    gpu = catalog.get("nvidia-h100-gh200")
+    assert gpu.pci_device_ids == ["0x2342"]
+    assert gpu.figure_sources["pci_device_ids"] == "OGKM"
+
+
+def test_a100_40gb_is_not_taken_for_the_80gb_part(catalog):
+    """No 40 GB entry is shipped: an A100-SXM4-40GB node (0x20b0) in a DGX A100 (80 GB,
+    0x20b2) design is another GPU type, an error, never silently the designed part."""
+    assert all("0x20b0" not in getattr(g, "pci_device_ids", []) for g in catalog.of_kind("gpu"))
+    got = _wrong_type(_dn(catalog, "nvidia-dgx-a100"), _node("0x20b0", "NVIDIA A100-SXM4-40GB"),
+                      catalog)
+    assert got is not None and "(PCI id 0x20b2)" in got[0]
+    assert got[1] == "NVIDIA A100-SXM4-40GB (PCI id 0x20b0)"
+    tray, note = _find_tray(catalog, "0x20b0", 8, None)
+    assert tray is None and "no catalog GPU has PCI id 0x20b0" in note
