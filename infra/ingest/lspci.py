@@ -69,8 +69,22 @@ def parse_lspci(path: Path | str) -> PciTree:
     return parse_lspci_text(read_text(path, TOOL), str(path))
 
 
+# text -> its devices: identical servers print the same tree, read once
+_READ: dict[str, tuple[PciDevice, ...]] = {}
+
+
 def parse_lspci_text(text: str, file: str) -> PciTree:
     """Parse ``lspci -tv`` text; raises InventoryError when no root is found."""
+    devices = _READ.get(text)
+    if devices is None:
+        devices = _devices(text, file)
+        if len(_READ) >= 64:  # distinct trees kept (a site has a few server types)
+            _READ.clear()
+        _READ[text] = devices
+    return PciTree(file, devices)
+
+
+def _devices(text: str, file: str) -> tuple[PciDevice, ...]:
     devices: list[PciDevice] = []
     stack: list[tuple[int, str | None, int, str]] = []  # (column, bus_id, secondary, domain)
     domain, root_bus = None, None
@@ -106,4 +120,4 @@ def parse_lspci_text(text: str, file: str) -> PciTree:
     if not devices:
         raise InventoryError("no device entries: not `lspci -tv` output", file=file,
                              hint="save the output of `lspci -tvnn`")
-    return PciTree(file, tuple(devices))
+    return tuple(devices)

@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
 
@@ -42,6 +42,8 @@ class TopoMatrix:
     cells: dict[tuple[str, str], str]  # (row, column) -> X / NV18 / PIX / SYS ...
     cpu_affinity: dict[str, str | None]
     numa_affinity: dict[str, str | None]
+    # nearest_nic's answers, shared by the matrices of one text (identical servers)
+    _nearest: dict = field(default_factory=dict, repr=False, compare=False)
 
     def nvlinks(self, a: str, b: str) -> int:
         """Bonded NVLinks between two GPUs (0 when the pair is not NV#)."""
@@ -50,6 +52,12 @@ class TopoMatrix:
 
     def nearest_nic(self, gpu: str) -> tuple[str | None, str | None]:
         """(NIC, path class) of the NIC closest to ``gpu`` over PCIe."""
+        hit = self._nearest.get(gpu)
+        if hit is None:
+            hit = self._nearest[gpu] = self._nearest_nic(gpu)
+        return hit
+
+    def _nearest_nic(self, gpu: str) -> tuple[str | None, str | None]:
         best = None
         for nic in self.nics:
             cls = self.cells.get((gpu, nic))
@@ -70,7 +78,22 @@ def parse_topo(path: Path | str) -> TopoMatrix:
     return parse_topo_text(read_text(path, TOPO_TOOL), str(path))
 
 
+# text -> the matrix's parts: identical servers print the same `topo -m`, read once
+_TOPO_READ: dict[str, tuple] = {}
+_MEMO_TEXTS = 64  # distinct texts kept (a site has a few server types)
+
+
 def parse_topo_text(text: str, file: str) -> TopoMatrix:
+    parts = _TOPO_READ.get(text)
+    if parts is None:
+        parts = _parse_topo_text(text, file)
+        if len(_TOPO_READ) >= _MEMO_TEXTS:
+            _TOPO_READ.clear()
+        _TOPO_READ[text] = parts
+    return TopoMatrix(file, *parts)  # the dicts are shared: read, never written
+
+
+def _parse_topo_text(text: str, file: str) -> tuple:
     lines = text.splitlines()
     head_i = next((i for i, l in enumerate(lines) if _is_header(l.split())), None)
     if head_i is None:
@@ -105,7 +128,7 @@ def parse_topo_text(text: str, file: str) -> TopoMatrix:
     nics = tuple(_name(d, legend) for d in devices if not d.startswith("GPU"))
     if not cells:
         raise InventoryError("header row but no device rows", file=file, line=head_i + 1)
-    return TopoMatrix(file, gpus, nics, cells, cpu, numa)
+    return gpus, nics, cells, cpu, numa, {}
 
 
 def _is_header(toks: list[str]) -> bool:
@@ -145,7 +168,51 @@ def parse_nvlink(path: Path | str) -> tuple[NvlinkGpu, ...]:
     return parse_nvlink_text(read_text(path, NVLINK_TOOL), str(path))
 
 
+_GPU_LINE = re.compile(r"^GPU (\d+): ([^\n]*?)(?: \(UUID: ([^)\n]*)\))?[ \t\r\f\v]*$", re.M)
+_LINK_LINE = re.compile(r"^[ \t]*Link (\d+): (?:(\d{1,9}(?:\.\d{1,9})?) GB/s|<inactive>)"
+                        r"[ \t\r\f\v]*$", re.M)
+_LINK_READ: dict[str, tuple | None] = {}  # a GPU's link lines -> its links (None: odd)
+
+
 def parse_nvlink_text(text: str, file: str) -> tuple[NvlinkGpu, ...]:
+    """The GPUs of ``nvlink -s`` text with their links. A GPU's block of link lines is
+    read once for all the GPUs and nodes printing the same block (every GPU of a healthy
+    node does); any unusual text is read line by line by :func:`_nvlink_lines`."""
+    heads = list(_GPU_LINE.finditer(text))
+    if not heads or _LINK_LINE.search(text, 0, heads[0].start()):
+        return _nvlink_lines(text, file)  # no GPU, or a link before it: the message
+    out: list[NvlinkGpu] = []
+    ends = [h.start() for h in heads[1:]] + [len(text)]
+    for head, end in zip(heads, ends):
+        block = text[head.end():end]
+        links = _LINK_READ.get(block)
+        if links is None:
+            links = _links(block)
+            if links is None:
+                return _nvlink_lines(text, file)
+            if len(_LINK_READ) >= 256:
+                _LINK_READ.clear()
+            _LINK_READ[block] = links
+        gpu, name, uuid = head.groups()
+        if len(gpu) > 9:
+            return _nvlink_lines(text, file)
+        out.append(NvlinkGpu(int(gpu), name.strip(), uuid, links))
+    return tuple(out)
+
+
+def _links(block: str) -> tuple | None:
+    """(link, GB/s or None) of the link lines in ``block``; None where a link number
+    has over 9 digits (read line by line, for the line's number in the message)."""
+    links = []
+    for m in _LINK_LINE.finditer(block):
+        link, rate = m.groups()
+        if len(link) > 9:
+            return None
+        links.append((int(link), float(rate) if rate else None))
+    return tuple(links)
+
+
+def _nvlink_lines(text: str, file: str) -> tuple[NvlinkGpu, ...]:
     out: list[NvlinkGpu] = []
     cur: tuple[int, str, str | None] | None = None
     links: list[tuple[int, float | None]] = []

@@ -20,9 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import xml.etree.ElementTree as ET
-
-from infra.ingest.base import find_text, norm_bus_id, parse_xml, to_int
+from infra.ingest.base import na, norm_bus_id, parse_xml, to_int
 
 TOOL = "nvidia-smi -q -x"
 OTHER_ROOTS = {"system": "NCCL_TOPO_DUMP_FILE (NCCL topology)", "topology": "lstopo --of xml",
@@ -85,48 +83,62 @@ def parse_smi_xml(path: Path | str) -> SmiLog:
     """
     path = Path(path)
     root = parse_xml(path, TOOL, "nvidia_smi_log", OTHER_ROOTS)
-    gpus = tuple(_gpu(el) for el in root.findall("gpu"))
-    return SmiLog(str(path), find_text(root, "driver_version"),
-                  to_int(find_text(root, "attached_gpus")), gpus)
+    top = _kids(root)
+    gpus = tuple(_gpu(el) for el in root if el.tag == "gpu")
+    return SmiLog(str(path), _text(top, "driver_version"), to_int(_text(top, "attached_gpus")),
+                  gpus)
+
+
+def _kids(el) -> dict:
+    """Tag -> first child of that tag (what ``el.find(tag)`` returns), in one pass over
+    the children: the 20 look-ups a GPU then cost a dict access each, not a scan."""
+    return {} if el is None else {c.tag: c for c in reversed(el)}
+
+
+def _text(kids: dict, *tags: str) -> str | None:
+    """The first present, non-absent text among the children ``tags`` (older and newer
+    names), as :func:`infra.ingest.base.find_text`."""
+    for tag in tags:
+        c = kids.get(tag)
+        if c is not None:
+            value = na(c.text)
+            if value is not None:
+                return value
+    return None
 
 
 def _gpu(el) -> SmiGpu:
-    pci = el.find("pci")
-    link = pci.find("pci_gpu_link_info") if pci is not None else None
-    gen = link.find("pcie_gen") if link is not None else None
-    width = link.find("link_widths") if link is not None else None
-    plat = el.find("platformInfo")
-    if plat is None:
-        plat = el.find("platform_info")
-    fab = el.find("fabric")
-    none = _NONE  # an absent parent: every child reads as absent
-    pci, gen, width, plat, fab = (x if x is not None else none for x in (pci, gen, width, plat, fab))
+    g = _kids(el)
+    pci = _kids(g.get("pci"))
+    link = _kids(pci.get("pci_gpu_link_info"))
+    gen = _kids(link.get("pcie_gen"))
+    width = _kids(link.get("link_widths"))
+    plat = g.get("platformInfo")
+    plat = _kids(plat if plat is not None else g.get("platform_info"))
+    fab = _kids(g.get("fabric"))
     return SmiGpu(
-        bus_id=norm_bus_id(find_text(pci, "pci_bus_id") or el.get("id")),
-        product_name=find_text(el, "product_name"),
-        uuid=find_text(el, "uuid"),
-        serial=find_text(el, "serial"),
-        board_part_number=find_text(el, "board_part_number"),
-        pci_device_id=_device_id(find_text(pci, "pci_device_id")),
-        module_id=to_int(find_text(plat, "module_id") or find_text(el, "gpu_module_id")),
-        chassis_serial=find_text(plat, "chassis_serial_number"),
-        slot_number=to_int(find_text(plat, "slot_number")),
-        tray_index=to_int(find_text(plat, "tray_index")),
-        host_id=to_int(find_text(plat, "host_id")),
-        performance_state=find_text(el, "performance_state"),
-        pcie_gen=to_int(find_text(gen, "current_link_gen")),
-        pcie_max_gen=to_int(find_text(gen, "max_link_gen")),
-        pcie_width=to_int(find_text(width, "current_link_width")),
-        pcie_max_width=to_int(find_text(width, "max_link_width")),
-        fabric_state=find_text(fab, "state"),
-        fabric_status=find_text(fab, "status"),
-        cluster_uuid=find_text(fab, "clusterUuid", "cluster_uuid"),
-        clique_id=to_int(find_text(fab, "cliqueId", "clique_id")),
-        fabric_health=find_text(fab, "health/summary"),
+        bus_id=norm_bus_id(_text(pci, "pci_bus_id") or el.get("id")),
+        product_name=_text(g, "product_name"),
+        uuid=_text(g, "uuid"),
+        serial=_text(g, "serial"),
+        board_part_number=_text(g, "board_part_number"),
+        pci_device_id=_device_id(_text(pci, "pci_device_id")),
+        module_id=to_int(_text(plat, "module_id") or _text(g, "gpu_module_id")),
+        chassis_serial=_text(plat, "chassis_serial_number"),
+        slot_number=to_int(_text(plat, "slot_number")),
+        tray_index=to_int(_text(plat, "tray_index")),
+        host_id=to_int(_text(plat, "host_id")),
+        performance_state=_text(g, "performance_state"),
+        pcie_gen=to_int(_text(gen, "current_link_gen")),
+        pcie_max_gen=to_int(_text(gen, "max_link_gen")),
+        pcie_width=to_int(_text(width, "current_link_width")),
+        pcie_max_width=to_int(_text(width, "max_link_width")),
+        fabric_state=_text(fab, "state"),
+        fabric_status=_text(fab, "status"),
+        cluster_uuid=_text(fab, "clusterUuid", "cluster_uuid"),
+        clique_id=to_int(_text(fab, "cliqueId", "clique_id")),
+        fabric_health=_text(_kids(fab.get("health")), "summary"),
     )
-
-
-_NONE = ET.Element("absent")  # stands for a missing parent element
 
 
 def _device_id(value: str | None) -> str | None:
