@@ -124,3 +124,16 @@ def test_history_record_places_site_hosts(tmp_path, run_cli):
     assert plain["design_hosts_present"] == 0 and plain["hosts_not_in_design"] == 4
     no_design = run_cli("history", "record", str(inv), "--db", db, "--host-regex", REGEX)
     assert no_design.exit_code == 2 and "give --design" in no_design.output
+
+
+def test_anchored_regex_writes_the_same_names(rd):
+    plain = site_names(design_nodes(rd), host_regex(r"dgx-(?P<index>\d{3})")).names
+    anchored = site_names(design_nodes(rd), host_regex(r"^dgx-(?P<index>\d{3})$")).names
+    assert plain == anchored and plain["su0/r7/t3"] == "dgx-032"  # node 32 in build order
+
+
+def test_exports_without_host_names_say_the_map_is_unused(tmp_path, run_cli):
+    res = run_cli("export", str(DESIGN), "--to", "graphml", "-o", str(tmp_path / "g"),
+                  "--host-regex", WRITABLE)
+    assert res.exit_code == 0, res.output
+    assert "--to graphml writes no host names" in res.output

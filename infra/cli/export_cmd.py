@@ -57,6 +57,9 @@ def export(file, to, outdir, pattern, host_regex, host_map_file, scope, rack_wid
 
         sn = site_names(design_nodes(rd, pattern or DEFAULT_HOST_PATTERN), host_map)
         names, notes = sn.names, sn.notes
+    if names is not None and to in ("nccl", "graphml"):
+        notes = (f"--to {to} writes no host names (per tray type / the design's paths): the "
+                 "host map is not used",)
     ex = export_design(rd, to, pattern or DEFAULT_HOST_PATTERN, scope, geometry, names)
     paths = write_export(ex, outdir or Path("exports") / file.stem)
     for p in paths:

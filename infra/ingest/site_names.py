@@ -99,12 +99,14 @@ def _check_name(host: str, host_map: HostMap, line: int | None) -> None:
 
 def _from_regex(nodes: list[DesignNode], host_map: HostMap) -> SiteNames:
     text = host_map.regex.pattern
+    body = text[1:] if text.startswith("^") else text  # anchors: the match is whole anyway
+    body = body[:-1] if body.endswith("$") and not body.endswith("\\$") else body
     parts: list[tuple[str, str | None, int]] = []  # (literal before, group, width)
     pos = 0
-    for m in _GROUP.finditer(text):
-        parts.append((_literal(text[pos:m.start()], text), m.group(1), int(m.group(2) or 0)))
+    for m in _GROUP.finditer(body):
+        parts.append((_literal(body[pos:m.start()], text), m.group(1), int(m.group(2) or 0)))
         pos = m.end()
-    parts.append((_literal(text[pos:], text), None, 0))
+    parts.append((_literal(body[pos:], text), None, 0))
     names = {}
     seen: dict[str, str] = {}
     for n in nodes:
