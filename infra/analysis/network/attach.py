@@ -96,7 +96,9 @@ def spine_of(f: FabricResult, leaves: Sequence[str]) -> Iterator[tuple[str, int,
     time (a 1M-GPU fabric has millions of uplinks: callers read them once).
 
     Two tiers: leaf uplink *j* goes to spine ``j mod S`` (every leaf reaches every spine
-    evenly). Three tiers: the leaves' uplinks fill spines in order. A spine tier built per
+    evenly). Three tiers: pods of ``d`` leaves (``d`` a spine's down ports), each over its
+    own ``u`` spines, leaf uplink *j* to the pod's spine *j* (a k-ary fat tree: every leaf
+    reaches ``u`` spines, every spine ``d`` leaves). A spine tier built per
     pod (``group``, ``B`` blocks) takes the leaves in ``B`` equal runs; run *b*'s uplinks
     go round-robin over block *b*'s ``S / B`` spines only, so every leaf reaches every
     spine of its pod and no spine serves two pods (at most ``ceil(links / (S / B))`` per
@@ -127,8 +129,11 @@ def spine_of(f: FabricResult, leaves: Sequence[str]) -> Iterator[tuple[str, int,
                 s = j % spines
             elif blocks > 1:  # round-robin over the pod's own spines: each leaf reaches all
                 s = b * per_block_spines + (lb * u + j) % per_block_spines
-            else:
-                s = (li * u + j) // tree[1].down_ports
+            else:  # pods of d leaves (d: a spine's down ports) over u spines each, as a
+                # k-ary fat tree: uplink j of a leaf goes to its pod's spine j (the last,
+                # partial pod spreads over the spines left, round-robin)
+                first = (li // tree[1].down_ports) * u
+                s = first + j % max(1, min(u, spines - first))
             c = ports[s] = ports.get(s, 0) + 1
             name = names.get(s)
             if name is None:
@@ -139,22 +144,23 @@ def spine_of(f: FabricResult, leaves: Sequence[str]) -> Iterator[tuple[str, int,
 def core_of(f: FabricResult) -> Iterator[tuple[str, int, str, int]]:
     """Spine uplinks of a three-tier fabric: (spine, uplink, core, core port), one at a time.
 
-    The spines' uplinks fill the cores in order (spine *s* uplink *j* -> core
-    ``(s * u + j) // k``), per plane.
+    The spines' uplinks go round-robin over the cores (spine *s* uplink *j* -> core
+    ``(s * u + j) mod C``, its port the arrivals so far), per plane: each spine reaches
+    ``min(u, C)`` distinct cores, every pod (whose spines carry at least ``C`` uplinks)
+    reaches every core, and no core takes more than ``ceil(links / C)`` <= its ports.
     """
     tree = f.tree.tiers
     if len(tree) < 3:
         return
-    u, k = tree[1].up_ports, tree[2].down_ports
+    u, n_cores = tree[1].up_ports, max(1, tree[2].switches)
     for plane in range(f.planes):
         pre = f"plane{plane}." if f.planes > 1 else ""
         cores: dict[int, str] = {}
         for s in range(tree[1].switches):
             spine = f"{pre}spine{s}"
             for j in range(u):
-                # uplinks fill the cores in order: the n-th uplink is core n // k's
-                # port n % k + 1
-                c, port = divmod(s * u + j, k)
+                # round-robin: the n-th uplink is core n mod C's port n // C + 1
+                port, c = divmod(s * u + j, n_cores)
                 core = cores.get(c)
                 if core is None:
                     core = cores[c] = f"{pre}core{c}"
