@@ -28,6 +28,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from infra.errors import InfraError
@@ -64,7 +65,12 @@ class HostMap:
             if any(not v.isdigit() or len(v) > MAX_DIGITS for v in got.values()):
                 return None
             return tuple((k, int(v)) for k, v in got.items())
-        return dict(self.table).get(host)
+        return self._by_host.get(host)
+
+    @cached_property
+    def _by_host(self) -> dict:
+        """The table as a dict, made once (a lookup per host, not a copy per host)."""
+        return dict(self.table)
 
 
 class Placement:
