@@ -119,7 +119,8 @@ def nvlink_texts(draw):
 
 def _read(fn, text):
     try:
-        return repr(fn(text, "nvlink-s.txt"))
+        gpus = fn(text, "nvlink-s.txt")
+        return repr(gpus) + repr([(g.active, g.inactive, g.fastest) for g in gpus])
     except InventoryError as exc:
         return f"InventoryError: {exc}"
 

@@ -82,7 +82,7 @@ def diff_directory(rd: ResolvedDesign, inventory: Path | str,
     dirs = host_dirs(inventory)
     fabric, ports, unmapped = read_fabric(inventory, bool(dirs))
     root = str(inventory)
-    return _diff(rd, root, iter_nodes(inventory), Inventory(root, (), fabric, ports, unmapped),
+    return _diff(rd, root, iter_nodes(inventory, nics=False), Inventory(root, (), fabric, ports, unmapped),
                  host_pattern, expect_all, runs, host_map)
 
 

@@ -33,7 +33,7 @@ from infra.ingest.base import InventoryError, inventory_root, norm_bus_id
 from infra.ingest.ibnet import IbFabric, parse_guid_map, parse_ibnet
 from infra.ingest.model import BuiltGpu, BuiltNic, BuiltNode, FabricPort, Inventory
 from infra.ingest.lspci import parse_lspci
-from infra.ingest.nccl import NcclTopo, parse_nccl_topo
+from infra.ingest.nccl import NcclTopo, nccl_topo, read_nccl_xml
 from infra.ingest.nccl_tests import DIRECTORY as NCCL_TESTS_DIR
 from infra.ingest.smi_text import NvlinkGpu, TopoMatrix, parse_nvlink, parse_topo
 from infra.ingest.smi_xml import SmiGpu, parse_smi_xml
@@ -83,12 +83,13 @@ def host_dirs(root: Path | str) -> list[Path]:
                   and p.name != NCCL_TESTS_DIR)
 
 
-def iter_nodes(root: Path | str) -> Iterator[BuiltNode]:
-    """Each host of ``root`` read in turn (one node's dumps in memory at a time)."""
+def iter_nodes(root: Path | str, nics: bool = True) -> Iterator[BuiltNode]:
+    """Each host of ``root`` read in turn (one node's dumps in memory at a time);
+    ``nics``: as :func:`read_node`."""
     root = _root(root)
     with inventory_root(root):
         for d in host_dirs(root):
-            yield read_node(d)
+            yield read_node(d, nics)
 
 
 def read_fabric(root: Path | str, has_nodes: bool = True
@@ -118,8 +119,14 @@ def _first(d: Path, names: tuple[str, ...], present: set[str] | None = None) -> 
     return next((d / n for n in names if n in present), None)
 
 
-def read_node(d: Path) -> BuiltNode:
-    """One host directory's dumps as the as-built node."""
+def read_node(d: Path, nics: bool = True) -> BuiltNode:
+    """One host directory's dumps as the as-built node.
+
+    Every dump present is read and checked (a malformed one raises). With ``nics``
+    False (``infra diff``, whose checks never read a node's NICs) the node's ``nics``
+    are left empty and the NCCL topology dump's figures are read only where a GPU
+    needs them: its NVLink count (no ``nvlink -s`` line for it) or PCIe link (none in
+    ``nvidia-smi -q -x``)."""
     try:
         present = set(os.listdir(d))
     except OSError as exc:
@@ -139,7 +146,7 @@ def read_node(d: Path) -> BuiltNode:
                                   f"{AMD_STATIC_FILES[0]}`)")
     smi = parse_smi_xml(smi_path)
     files = [str(smi_path)]
-    topo = nvl = nccl = pcie = None
+    topo = nvl = nccl = pcie = nccl_xml = None
     if p := _first(d, TOPO_FILES, present):
         topo = parse_topo(p)
         files.append(str(p))
@@ -147,18 +154,22 @@ def read_node(d: Path) -> BuiltNode:
         nvl = parse_nvlink(p)
         files.append(str(p))
     if p := _first(d, NCCL_FILES, present):
-        nccl = parse_nccl_topo(p)
-        files.append(str(p))
+        nccl_xml = read_nccl_xml(p), str(p)
+        files.append(nccl_xml[1])
     if p := _first(d, LSPCI_FILES, present):
         pcie = parse_lspci(p)
         files.append(str(p))
     by_uuid = {g.uuid: g for g in nvl or () if g.uuid}
+    if nccl_xml is not None and (nics or any(
+            g.uuid not in by_uuid or g.pcie_gen is None or g.pcie_width is None
+            for g in smi.gpus)):
+        nccl = nccl_topo(*nccl_xml)
     nccl_gpus = _local(nccl)
     gpus = tuple(_gpu(g, by_uuid.get(g.uuid), nccl_gpus.get(g.bus_id), nvl, nccl) for g in smi.gpus)
     uuids = {g.uuid for g in smi.gpus if g.uuid}
     unmatched = sum(1 for g in nvl or () if g.uuid not in uuids)
-    return BuiltNode(d.name, gpus, _nics(nccl, topo), smi.driver_version, smi.attached_gpus,
-                     tuple(files), topo, pcie, unmatched)
+    return BuiltNode(d.name, gpus, _nics(nccl, topo) if nics else (), smi.driver_version,
+                     smi.attached_gpus, tuple(files), topo, pcie, unmatched)
 
 
 def amd_node(host: str, static: Path | None, concise: Path | None,
@@ -195,9 +206,7 @@ def _local(nccl: NcclTopo | None) -> dict:
 def _gpu(g: SmiGpu, nvl: NvlinkGpu | None, nc, nvl_dump, nccl_dump) -> BuiltGpu:
     active = inactive = rate = src = None
     if nvl is not None:
-        rates = [r for _, r in nvl.links if r is not None]
-        active, inactive = nvl.active, nvl.inactive
-        rate = max(rates) if rates else None
+        active, inactive, rate = nvl.active, nvl.inactive, nvl.fastest
         src = "nvidia-smi nvlink -s"
     elif nc is not None and (nc.nvswitch_links or nc.gpu_links):
         active, inactive, src = nc.nvswitch_links + nc.gpu_links, None, "NCCL topology dump"

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from infra.ingest.base import InventoryError, read_text
+from infra.ingest.base import InventoryError, as_path, read_text
 
 TOOL = "lspci -tv"
 _ROOT = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{2})\]-")
@@ -65,7 +65,7 @@ class PciTree:
 
 
 def parse_lspci(path: Path | str) -> PciTree:
-    path = Path(path)
+    path = as_path(path)
     return parse_lspci_text(read_text(path, TOOL), str(path))
 
 

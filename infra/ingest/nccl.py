@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from infra.ingest.base import norm_bus_id, parse_xml, to_int
+from infra.ingest.base import as_path, norm_bus_id, parse_xml, to_int
 
 TOOL = "NCCL_TOPO_DUMP_FILE (NCCL topology dump)"
 NVSWITCH_CLASS = "0x068000"
@@ -70,8 +70,18 @@ def parse_nccl_topo(path: Path | str) -> NcclTopo:
     InventoryError
         Binary, truncated XML, or a root other than ``<system>``.
     """
-    path = Path(path)
-    root = parse_xml(path, TOOL, "system", OTHER_ROOTS)
+    path = as_path(path)
+    return nccl_topo(read_nccl_xml(path), str(path))
+
+
+def read_nccl_xml(path: Path | str):
+    """The dump's checked ``<system>`` element (:func:`nccl_topo` reads it): a malformed
+    dump is refused here, whether its figures are then needed or not."""
+    return parse_xml(as_path(path), TOOL, "system", OTHER_ROOTS)
+
+
+def nccl_topo(root, file: str) -> NcclTopo:
+    """The GPUs, NICs and hosts of a dump's ``<system>`` element."""
     gpus: list[NcclGpu] = []
     nets: list[NcclNet] = []
     hosts: list[str] = []
@@ -80,7 +90,7 @@ def parse_nccl_topo(path: Path | str) -> NcclTopo:
         if host and host not in hosts:
             hosts.append(host)
         _walk(cpu, host, None, gpus, nets)
-    return NcclTopo(str(path), to_int(root.get("version")), tuple(hosts), tuple(gpus), tuple(nets))
+    return NcclTopo(file, to_int(root.get("version")), tuple(hosts), tuple(gpus), tuple(nets))
 
 
 def _walk(el, host, pci, gpus: list, nets: list) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
 
-from infra.ingest.base import InventoryError, na, read_text, small_int
+from infra.ingest.base import InventoryError, as_path, na, read_text, small_int
 
 TOPO_TOOL = "nvidia-smi topo -m"
 NVLINK_TOOL = "nvidia-smi nvlink -s"
@@ -74,7 +74,7 @@ def parse_topo(path: Path | str) -> TopoMatrix:
     InventoryError
         No ``GPU0`` header row, or a row whose cell count does not match the header.
     """
-    path = Path(path)
+    path = as_path(path)
     return parse_topo_text(read_text(path, TOPO_TOOL), str(path))
 
 
@@ -146,14 +146,29 @@ class NvlinkGpu:
     name: str
     uuid: str | None
     links: tuple[tuple[int, float | None], ...]  # (link, GB/s line rate) or None: inactive
+    # (active, inactive, fastest rate) of a block of links read once for many GPUs
+    counts: tuple[int, int, float | None] | None = field(default=None, repr=False,
+                                                         compare=False)
 
     @property
     def active(self) -> int:
+        if self.counts is not None:
+            return self.counts[0]
         return sum(1 for _, r in self.links if r is not None)
 
     @property
     def inactive(self) -> int:
+        if self.counts is not None:
+            return self.counts[1]
         return sum(1 for _, r in self.links if r is None)
+
+    @property
+    def fastest(self) -> float | None:
+        """The highest line rate of an active link (None: no active link)."""
+        if self.counts is not None:
+            return self.counts[2]
+        rates = [r for _, r in self.links if r is not None]
+        return max(rates) if rates else None
 
 
 # `GPU N: <name> (UUID: ...)` and `Link N: <rate> GB/s | <inactive>` lines; both line kinds in one pattern, for a single scan of the text (no line crosses a newline)
@@ -164,14 +179,14 @@ _NVLINK_LINES = re.compile(r"^(?:GPU (\d+): ([^\n]*?)(?: \(UUID: ([^)\n]*)\))?"
 
 def parse_nvlink(path: Path | str) -> tuple[NvlinkGpu, ...]:
     """Parse a saved ``nvidia-smi nvlink -s`` (per-link state and rate)."""
-    path = Path(path)
+    path = as_path(path)
     return parse_nvlink_text(read_text(path, NVLINK_TOOL), str(path))
 
 
 _GPU_LINE = re.compile(r"^GPU (\d+): ([^\n]*?)(?: \(UUID: ([^)\n]*)\))?[ \t\r\f\v]*$", re.M)
 _LINK_LINE = re.compile(r"^[ \t]*Link (\d+): (?:(\d{1,9}(?:\.\d{1,9})?) GB/s|<inactive>)"
                         r"[ \t\r\f\v]*$", re.M)
-_LINK_READ: dict[str, tuple | None] = {}  # a GPU's link lines -> its links (None: odd)
+_LINK_READ: dict[str, tuple] = {}  # a GPU's link lines -> (its links, their counts)
 
 
 def parse_nvlink_text(text: str, file: str) -> tuple[NvlinkGpu, ...]:
@@ -185,18 +200,20 @@ def parse_nvlink_text(text: str, file: str) -> tuple[NvlinkGpu, ...]:
     ends = [h.start() for h in heads[1:]] + [len(text)]
     for head, end in zip(heads, ends):
         block = text[head.end():end]
-        links = _LINK_READ.get(block)
-        if links is None:
+        read = _LINK_READ.get(block)
+        if read is None:
             links = _links(block)
             if links is None:
                 return _nvlink_lines(text, file)
+            rates = [r for _, r in links if r is not None]
+            read = links, (len(rates), len(links) - len(rates), max(rates) if rates else None)
             if len(_LINK_READ) >= 256:
                 _LINK_READ.clear()
-            _LINK_READ[block] = links
+            _LINK_READ[block] = read
         gpu, name, uuid = head.groups()
         if len(gpu) > 9:
             return _nvlink_lines(text, file)
-        out.append(NvlinkGpu(int(gpu), name.strip(), uuid, links))
+        out.append(NvlinkGpu(int(gpu), name.strip(), uuid, *read))
     return tuple(out)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from infra.ingest.base import na, norm_bus_id, parse_xml, to_int
+from infra.ingest.base import as_path, na, norm_bus_id, parse_xml, to_int
 
 TOOL = "nvidia-smi -q -x"
 OTHER_ROOTS = {"system": "NCCL_TOPO_DUMP_FILE (NCCL topology)", "topology": "lstopo --of xml",
@@ -81,7 +81,7 @@ def parse_smi_xml(path: Path | str) -> SmiLog:
     InventoryError
         Binary, truncated or non-``nvidia_smi_log`` XML.
     """
-    path = Path(path)
+    path = as_path(path)
     root = parse_xml(path, TOOL, "nvidia_smi_log", OTHER_ROOTS)
     top = _kids(root)
     gpus = tuple(_gpu(el) for el in root if el.tag == "gpu")
