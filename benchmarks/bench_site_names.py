@@ -5,6 +5,10 @@ Run: python benchmarks/bench_site_names.py [--design designs/meta_h100_24k.yaml]
 CPU time (time.process_time, so other processes on the shared box do not count) and peak
 traced memory (tracemalloc) per step; `uptime` load printed with the figures. Target: the
 map adds under half the plain export's CPU time (it is one more pass over the nodes).
+Measured 2026-12-02 on the shared 2-core box (load 8.1): meta_h100_24k, 3,072 nodes:
+Slurm export 0.18 s CPU with pattern names, 0.28 s with site names; the names from a
+regex 0.13 s, from a 3,072-row CSV 0.25 s (0.73 s for the lookup alone before the host
+map kept its table as a dict); 7.5-7.6 MiB peak traced throughout.
 """
 
 from __future__ import annotations
