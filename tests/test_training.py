@@ -123,8 +123,10 @@ def test_anchor_table_matches_these_tests():
           and a.figure == "tokens_per_s_per_gpu"]
     assert nv == [getattr(h, "values", h) for h in HELD_OUT]
     rows = [{"role": "held out", "error_pct": e} for e in (-3.0, 10.0, 1.0, -20.0)]
-    assert error_summary(rows) == {"runs": 4, "median_abs_error_pct": 6.5,  # (3 + 10) / 2
-                                   "max_abs_error_pct": 20.0}
+    # |e| sorted 1, 3, 10, 20: median (3 + 10) / 2; signed -20, -3, 1, 10: (-3 + 1) / 2
+    assert error_summary(rows) == {"runs": 4, "median_abs_error_pct": 6.5,
+                                   "max_abs_error_pct": 20.0, "median_signed_error_pct": -1.0,
+                                   "over_predicted": 2, "within_25_pct": 4}
 
 
 def test_compute_efficiency_is_the_calibrated_value(catalog):
@@ -178,15 +180,19 @@ def test_memory_by_hand():
     = 47.714 GB."""
     import infra
 
-    r = infra.train(LLAMA, "llama-3-405b", 1e12, gpus=16384,
-                    parallelism="tp=8,cp=1,pp=16,recompute=full,vpp=4")
+    r = infra.train(LLAMA, "llama-3-405b", 1e12, gpus=16384, parallelism="tp=8,cp=1,pp=16,vpp=4")
     mem = r.step.memory
-    assert r.step.parallelism.rl == 4
+    assert (r.step.parallelism.recompute, r.step.parallelism.rl) == ("full", 4)
     assert mem["weights_and_grads"] == pytest.approx(19.024, abs=0.001)
     assert mem["optimizer"] == pytest.approx(0.2973, abs=0.0005)
     assert mem["activations"] == pytest.approx(144 * 16_777_216 * 19.75 / 1e9, rel=1e-9)
     assert mem["logits"] == pytest.approx(0.525, abs=0.001)
     assert r.step.memory_gb <= 80 * 2**30 / 1e9 * 0.9
+    # recompute=full given: every layer of the stage whole (8 x 2 B): 5.3016 GB
+    whole = infra.train(LLAMA, "llama-3-405b", 1e12, gpus=16384,
+                        parallelism="tp=8,cp=1,pp=16,vpp=4,recompute=full")
+    assert whole.step.memory["activations"] == pytest.approx(16 * 16_777_216 * 19.75 / 1e9,
+                                                             rel=1e-9)
 
 
 def test_fsdp_shards_weights_and_gradients():
@@ -234,12 +240,15 @@ def test_cli_json(run_cli):
 
 
 def test_training_guide_table_is_generated():
-    """docs/guides/training.md quotes the anchor table the code computes (docs cannot drift)."""
+    """docs/guides/training.md quotes the anchor table and the error summary the code
+    computes (docs cannot drift)."""
     from conftest import ROOT
-    from infra.analysis.perf.train_anchors import anchor_rows, markdown_table
+    from infra.analysis.perf.train_anchors import anchor_rows, markdown_table, summary_text
 
     text = (ROOT / "docs" / "guides" / "training.md").read_text(encoding="utf-8")
-    assert markdown_table(anchor_rows()) in text
+    rows = anchor_rows()
+    assert markdown_table(rows) in text
+    assert summary_text(rows) in " ".join(text.split())
 
 
 def test_workbook_recalculates_and_follows_edits(run_cli, tmp_path):
@@ -286,3 +295,26 @@ def test_checkpoints_go_to_the_storage_the_design_reaches():
     assert "write 60 s," in next(a["value"] for a in plain.assumptions if a["item"] == "goodput")
     assert meta.goodput_fraction > plain.goodput_fraction
     assert meta.gpu_hours == pytest.approx(30.84e6, rel=0.25)
+
+
+def test_printed_parallelism_can_be_given_back():
+    """The split infra train prints (with rl, the layers a stage recomputes whole) parses
+    and reproduces the same step; a key given twice, rl without recompute=full and fsdp
+    with pipeline stages are input errors; recompute=full given alone means every layer
+    (Megatron's meaning)."""
+    import infra
+    from infra.analysis.perf.training import parse_parallelism
+    from infra.errors import InfraError
+
+    r = infra.train(LLAMA, "llama-3-405b", 1e12, gpus=16384, parallelism="tp=8,cp=1,pp=16")
+    text = r.step.parallelism.text()
+    assert ",rl=" in text
+    again = infra.train(LLAMA, "llama-3-405b", 1e12, gpus=16384, parallelism=text)
+    assert again.step.step_time_s == pytest.approx(r.step.step_time_s)
+    for bad, words in (("tp=8,tp=4", "given twice"), ("recompute=selective,rl=2", "needs recompute=full"),
+                       ("fsdp=1,pp=2", "without pipeline stages"), ("fsdp=2", "fsdp='2'")):
+        with pytest.raises(InfraError, match=words):
+            parse_parallelism(bad)
+    whole = infra.train(LLAMA, "llama-3-405b", 1e12, gpus=16384,
+                        parallelism="tp=8,cp=1,pp=16,vpp=4,recompute=full")
+    assert whole.step.parallelism.rl == 8  # 126 layers / 16 stages, rounded up

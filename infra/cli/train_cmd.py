@@ -20,7 +20,9 @@ from infra.cli.params import FiniteFloat
 @click.option("--precision", type=click.Choice(["bf16", "fp8"]), default="bf16", show_default=True)
 @click.option("--parallelism", default=None,
               help="Fix any of tp, pp, dp, cp, ep, mb, vpp, recompute (none|selective|full), "
-                   "e.g. tp=8,pp=16; the rest is chosen (fastest that fits HBM).")
+                   "fsdp (0|1), rl (layers a stage recomputes whole, with recompute=full), "
+                   "e.g. tp=8,pp=16; the rest is chosen (fastest that fits HBM). The "
+                   "parallelism infra train prints can be given back.")
 @click.option("--batch-tokens", type=click.IntRange(1, 10**12), default=None,
               help="Tokens per step (default: the model entry's, else 16M).")
 @click.option("--sequence-length", type=click.IntRange(1, 10**8), default=None,

@@ -38,7 +38,7 @@ class Family:
     it_kw_per_block: float
     capex_per_block: float | None  # priced capex of one block (None: nothing priced)
     capex_lower_bound: bool
-    hbm_gb_per_gpu: float  # the vendor's figure (Gpu.hbm_gib), as the training model counts it
+    hbm_gb_per_gpu: float  # 10^9 bytes (Gpu.hbm_gbyte), as the training model counts it
     cooling: str  # liquid | air
     rails: tuple[tuple[str, int], ...] = ()  # rail-optimized fabric -> rails (NIC ports a node)
 
@@ -56,7 +56,7 @@ def load_family(name: str, block: str, catalog, book) -> Family:
     dom = max(a.bandwidth.domains, key=lambda d: d.gpus * d.count)
     return Family(name, file, block, data, dom.gpu.slug, m["gpus"], m["facility_power_kw"],
                   m["it_power_kw"], m.get("capex_priced_usd"),
-                  bool(a.capex and a.capex.is_lower_bound), dom.gpu.hbm_gib or 0.0,
+                  bool(a.capex and a.capex.is_lower_bound), dom.gpu.hbm_gbyte or 0.0,
                   "liquid" if a.cooling.liquid_kw > 0 else "air",
                   tuple((f.name, f.ports_per_node) for f in a.fabrics
                         if f.spec.kind == "rail_optimized" and len(f.spec.tiers) >= 2

@@ -33,7 +33,7 @@ from infra.analysis.perf.model_flops import ModelFigures
 from infra.models.ml_parts import ModelArch, TrainingFramework
 
 RECOMPUTE = ("none", "selective", "full")
-KEYS = ("tp", "pp", "dp", "cp", "ep", "mb", "vpp", "recompute", "fsdp")
+KEYS = ("tp", "pp", "dp", "cp", "ep", "mb", "vpp", "recompute", "fsdp", "rl")
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class Parallelism:
         return self.tp * self.pp * self.dp * self.cp
 
     def text(self) -> str:
-        out = ",".join(f"{k}={getattr(self, k)}" for k in KEYS)
+        out = ",".join(f"{k}={getattr(self, k)}" for k in KEYS if k != "rl")
         return out + (f",rl={self.rl}" if self.recompute == "full" and self.rl else "")
 
 
@@ -239,9 +239,11 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
                "cp_s": cp_t * (1 - fw.cp_overlap_fraction),
                "ep_s": ep_t * (1 - fw.ep_overlap_fraction), "pp_s": pp_t,
                "dp_s": dp_t * (1 - fw.dp_overlap_fraction)}
-    if p.fsdp:  # weights gathered for forward and backward of every micro-batch
+    if p.fsdp:  # weights gathered for forward and backward of every micro-batch, and the
+        # sharded gradients reduce-scattered after each (not once a step)
         ag = _call(t, "all_gather", dpl, per_gpu_params * fw.weight_bytes_per_param)
-        exposed["dp_s"] += 2 * (m - 1) * ag * (1 - fw.dp_overlap_fraction) + ag
+        rs = _call(t, "reduce_scatter", dpl, per_gpu_params * fw.grad_bytes_per_param)
+        exposed["dp_s"] += (2 * (m - 1) * ag + (m - 1) * rs) * (1 - fw.dp_overlap_fraction) + ag
     breakdown = {"compute_s": compute - elementwise, "memory_bound_s": elementwise,
                  "recompute_s": recompute, "bubble_s": bubble, **exposed}
     total = sum(breakdown.values())
@@ -288,10 +290,16 @@ def candidates(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingF
                         layers = math.ceil(arch.layers / pp)
                         vs = [v for v in _pow2(fw.max_virtual_stages) if v <= layers] if pp > 1 else [1]
                         fs = [0, 1] if fw.fsdp and pp == 1 and dp * cp > 1 else [0]
+                        # whole-layer recompute: the layers given (rl), all of a stage's when
+                        # the user asks for recompute=full (Megatron's meaning), else the
+                        # fewest that fit (0: chosen in step())
+                        rl = given.get("rl", layers if given.get("recompute") == "full" else 0)
                         for v in ([given["vpp"]] if "vpp" in given else vs):
                             for rc in ([given["recompute"]] if "recompute" in given else RECOMPUTE):
                                 for f in ([given["fsdp"]] if "fsdp" in given else fs):
-                                    out.append(Parallelism(tp, pp, dp, cp, ep, mb, v, rc, f))
+                                    out.append(Parallelism(tp, pp, dp, cp, ep, mb, v, rc, f,
+                                                           min(rl, layers) if rc == "full"
+                                                           else 0))
     return out
 
 
@@ -328,6 +336,8 @@ def parse_parallelism(text: str | None) -> dict:
             continue
         key, _, value = item.partition("=")
         key, value = key.strip(), value.strip()
+        if key in out:
+            raise InfraError(f"parallelism key {key!r} given twice", hint="give each key once")
         if key not in KEYS:
             raise InfraError(f"unknown parallelism key {key!r}",
                              hint=f"use {', '.join(KEYS)}, e.g. tp=8,pp=16,dp=64")
@@ -345,6 +355,12 @@ def parse_parallelism(text: str | None) -> dict:
         if not value.isdigit() or not 1 <= int(value) <= 1_000_000:
             raise InfraError(f"{key}={value!r} is not a count", hint=f"e.g. {key}=8")
         out[key] = int(value)
+    if out.get("fsdp") and out.get("pp", 1) > 1:
+        raise InfraError("fsdp=1 with pp > 1: FSDP is modelled without pipeline stages",
+                         hint="give pp=1 with fsdp=1, or fsdp=0")
+    if "rl" in out and out.get("recompute", "full") != "full":
+        raise InfraError(f"rl={out['rl']} (layers recomputed whole) needs recompute=full",
+                         hint="give recompute=full,rl=N or leave rl out")
     return out
 
 
