@@ -116,29 +116,24 @@ def _gpu(el) -> SmiGpu:
     plat = g.get("platformInfo")
     plat = _kids(plat if plat is not None else g.get("platform_info"))
     fab = _kids(g.get("fabric"))
-    return SmiGpu(
-        bus_id=norm_bus_id(_text(pci, "pci_bus_id") or el.get("id")),
-        product_name=_text(g, "product_name"),
-        uuid=_text(g, "uuid"),
-        serial=_text(g, "serial"),
-        board_part_number=_text(g, "board_part_number"),
-        pci_device_id=_device_id(_text(pci, "pci_device_id")),
-        module_id=to_int(_text(plat, "module_id") or _text(g, "gpu_module_id")),
-        chassis_serial=_text(plat, "chassis_serial_number"),
-        slot_number=to_int(_text(plat, "slot_number")),
-        tray_index=to_int(_text(plat, "tray_index")),
-        host_id=to_int(_text(plat, "host_id")),
-        performance_state=_text(g, "performance_state"),
-        pcie_gen=to_int(_text(gen, "current_link_gen")),
-        pcie_max_gen=to_int(_text(gen, "max_link_gen")),
-        pcie_width=to_int(_text(width, "current_link_width")),
-        pcie_max_width=to_int(_text(width, "max_link_width")),
-        fabric_state=_text(fab, "state"),
-        fabric_status=_text(fab, "status"),
-        cluster_uuid=_text(fab, "clusterUuid", "cluster_uuid"),
-        clique_id=to_int(_text(fab, "cliqueId", "clique_id")),
-        fabric_health=_text(_kids(fab.get("health")), "summary"),
-    )
+    t = _one
+    return SmiGpu(  # the fields in order
+        norm_bus_id(t(pci, "pci_bus_id") or el.get("id")),
+        t(g, "product_name"), t(g, "uuid"), t(g, "serial"), t(g, "board_part_number"),
+        _device_id(t(pci, "pci_device_id")),
+        to_int(t(plat, "module_id") or t(g, "gpu_module_id")),
+        t(plat, "chassis_serial_number"), to_int(t(plat, "slot_number")),
+        to_int(t(plat, "tray_index")), to_int(t(plat, "host_id")), t(g, "performance_state"),
+        to_int(t(gen, "current_link_gen")), to_int(t(gen, "max_link_gen")),
+        to_int(t(width, "current_link_width")), to_int(t(width, "max_link_width")),
+        t(fab, "state"), t(fab, "status"), _text(fab, "clusterUuid", "cluster_uuid"),
+        to_int(_text(fab, "cliqueId", "clique_id")), t(_kids(fab.get("health")), "summary"))
+
+
+def _one(kids: dict, tag: str) -> str | None:
+    """:func:`_text` of one tag."""
+    c = kids.get(tag)
+    return None if c is None else na(c.text)
 
 
 def _device_id(value: str | None) -> str | None:
