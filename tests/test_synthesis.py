@@ -194,3 +194,23 @@ def test_dgx_superpod_b200_reference_counts(tmp_path, sus, leaf, spine, core, c1
     path.write_text(design_text(r, i), encoding="utf-8")
     cables = [t.cables for f in analyze(path).fabrics for t in f.tiers]
     assert cables == [c for c in (c1, c2, c3) if c]
+
+
+def test_synthesize_writes_nothing_when_one_target_is_refused(run_cli, tmp_path):
+    """A symlinked synthesis.json: exit 2 before any front design is written."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "synthesis.json").symlink_to(tmp_path / "elsewhere.json")
+    r = run_cli("synthesize", "--power-mw", "1", "--sku", "h100", "-o", str(out))
+    assert r.exit_code == 2 and "symbolic link" in r.output
+    assert sorted(p.name for p in out.iterdir()) == ["synthesis.json"]
+
+
+def test_repeated_ratios_count_once_and_huge_searches_are_refused(run_cli):
+    once = synthesize(Budget(power_mw=1), only=("dgx_h100_su",), oversubscriptions=(2.0,))
+    thrice = synthesize(Budget(power_mw=1), only=("dgx_h100_su",),
+                        oversubscriptions=(2.0, 2.0, 2.0))
+    assert len(thrice.rows) == len(once.rows) and thrice.search == once.search
+    r = run_cli("synthesize", "--power-mw", "100000", "--every-count", "--family", "dgx_h100_su")
+    assert r.exit_code == 2 and "candidates to analyse in full" in r.output
+    assert "--max-scenarios" not in r.output and "Traceback" not in r.output

@@ -109,13 +109,19 @@ def write_synthesis(result, outdir: Path | str, top: int | None = None,
     from infra.reports.atomic import write_text_atomic
     from infra.synthesis.output import design_name, design_text, front_table
 
+    from infra.reports.atomic import check_targets
+
     out = Path(outdir)
     rows = {design_name(r): r for r in front_table(result, top)}
+    front = [(i, design_name(result.rows[i])) for i in result.front
+             if design_name(result.rows[i]) in rows]
+    # every target checked before the first is written: a run that cannot write one of
+    # its files writes none
+    check_targets([out / f"{n}.yaml" for _, n in front]
+                  + [out / f"synthesis.{x}" for x in ("json", "csv", *reports)], root=out)
     paths = []
-    for i in result.front:
-        name = design_name(result.rows[i])
-        if name in rows:
-            paths.append(write_text_atomic(out / f"{name}.yaml", design_text(result, i)))
+    for i, name in front:
+        paths.append(write_text_atomic(out / f"{name}.yaml", design_text(result, i)))
     paths.append(write_text_atomic(out / "synthesis.json", render_synthesis(result, "json", top)))
     paths.append(write_text_atomic(out / "synthesis.csv", to_csv(list(rows.values()))))
     if "html" in reports:

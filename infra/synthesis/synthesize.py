@@ -20,6 +20,8 @@ from infra.errors import InfraError
 from infra.synthesis.families import (FAMILIES, Family, ladder, leaf_paths, load_family,
                                      rail_only, with_count)
 
+MAX_CANDIDATES = 100_000  # full analyses one synthesis runs at most (about 15 CPU minutes)
+
 OBJECTIVE_NAMES = {"days": "train_days", "capex": "capex_usd", "power": "facility_power_mw",
                    "gpus": "gpus", "mwh": "train_facility_energy_mwh",
                    "usd_per_run": "train_usd_per_run", "pflops": "peak_dense_pflops_bf16"}
@@ -118,9 +120,18 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
     if not oversubscriptions or any(not 1 <= o <= 16 for o in oversubscriptions):
         raise InfraError(f"oversubscriptions {list(oversubscriptions)}: each must be 1 to 16",
                          hint="e.g. --oversubscription 1,2 (1: non-blocking, 2: 2:1)")
+    oversubscriptions = tuple(sorted(set(oversubscriptions)))  # 2,2,2 is 2 once
+    plans = [(f, *_counts(f, budget, arch, fw, every_count)) for f in fam]
+    todo = sum(len(c) * ((len(oversubscriptions) if leaf_paths(f.data) else 1)
+                         + (1 if rail_only and f.rails else 0)) for f, c, _, _ in plans)
+    if todo > MAX_CANDIDATES:
+        raise InfraError(f"{todo:,} candidates to analyse in full (at most "
+                         f"{MAX_CANDIDATES:,})",
+                         hint="narrow the search: a smaller --power-mw or --capex-usd, "
+                              "--family or --sku, fewer --oversubscription ratios, or the "
+                              "default count ladder (without --every-count)")
     space = pruned = 0
-    for f in fam:
-        counts, why, total = _counts(f, budget, arch, fw, every_count)
+    for f, counts, why, total in plans:
         variants = (len(oversubscriptions) if leaf_paths(f.data) else 1) + (
             1 if rail_only and f.rails else 0)
         space += total * variants
@@ -224,7 +235,8 @@ def _evaluate_all(f: Family, counts: list[int], b: Budget, run: dict,
         grid = {"parameters": params}
         if b.train_model:
             grid["train"] = {"model": b.train_model, "tokens": b.tokens or 1.0}
-        res = sweep(_base_file(f, data, f"{variant}-{tiers or 2}"), grid, **run)
+        res = sweep(_base_file(f, data, f"{variant}-{tiers or 2}"), grid, **run,
+                    max_scenarios=None)  # bounded above (MAX_CANDIDATES)
         again = []
         for r in res.rows:
             o = r.get("leaf_oversubscription") if paths and variant == "fat_tree" else None
@@ -309,4 +321,4 @@ def _check(r: dict, b: Budget) -> tuple[str, str | None]:
     return "ok", None
 
 
-__all__ = ["Budget", "OBJECTIVE_NAMES", "SynthesisResult", "parse_objectives", "synthesize"]
+__all__ = ["Budget", "MAX_CANDIDATES", "OBJECTIVE_NAMES", "SynthesisResult", "parse_objectives", "synthesize"]
