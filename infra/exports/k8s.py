@@ -68,9 +68,11 @@ def check_label(key: str, value: str) -> None:
                           "starting and ending with a letter or digit")
 
 
-def node_labels(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN) -> dict[str, dict[str, str]]:
-    """{host name: {label key: value}} for every node, checked, in build order."""
-    return dict(_Labels(rd, pattern).items())
+def node_labels(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
+                names: dict[str, str] | None = None) -> dict[str, dict[str, str]]:
+    """{host name: {label key: value}} for every node, checked, in build order; ``names``:
+    the site's host names by node path (:func:`infra.exports.export_design`)."""
+    return dict(_Labels(rd, pattern, names).items())
 
 
 class _Labels:
