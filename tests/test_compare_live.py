@@ -162,6 +162,9 @@ def test_scenarios_low_base_high(live):
     assert dgx["low"] < dgx["base"] < dgx["high"] and dgx["bound"] == "lower"
 
 
+LIVE_CHIP_ROWS = ("price_usd", "peak_dense_tflops_bf16_per_1000_usd", "hbm_gib_per_1000_usd")
+
+
 def test_comparison_formulas_follow(live):
     """Every formula cell of the Comparison sheet equals the CLI's (rounded) figure."""
     wb, v, data = live
@@ -170,6 +173,7 @@ def test_comparison_formulas_follow(live):
     key_col = 7 + len(labels)
     rows = {re.sub(r"^tco_usd_\d+y$", "tco_usd", r["metric"]): r for r in data["comparison"]}
     n = 0
+    seen: set[str] = set()
     for row in ws.iter_rows(min_row=2):
         key = re.sub(r"^tco_usd_\d+y$", "tco_usd", row[key_col - 1].value)
         for j, label in enumerate(labels):
@@ -182,9 +186,11 @@ def test_comparison_formulas_follow(live):
             n += 1
         if key == "tco_usd":
             assert v[("COMPARISON", f"B{row[0].row}")] == f"TCO over {YEARS} years"
-        if key in ("price_usd", "peak_dense_tflops_bf16_per_1000_usd", "hbm_gb_per_1000_usd"):
+        if key in LIVE_CHIP_ROWS:
+            seen.add(key)
             assert row[5].data_type == "f", key  # the chip's price and what it buys: live
     assert rows["price_usd"]["nvidia-h100-sxm5"] == 20000  # the edited price
+    assert seen == set(LIVE_CHIP_ROWS)  # every one of those rows is there, and live
     assert n > 20
 
 

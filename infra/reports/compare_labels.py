@@ -29,7 +29,7 @@ FIXED = {
     "racks_per_facility_mw": ("Racks per facility MW", "per MW", "#,##0.00"),
     "peak_dense_tflops_bf16_per_1000_usd": ("Peak dense BF16 TFLOPS per $1,000",
                                             "TFLOPS per $1,000", "#,##0.00"),
-    "hbm_gb_per_1000_usd": ("HBM per $1,000", "GB per $1,000", "#,##0.00"),
+    "hbm_gib_per_1000_usd": ("HBM per $1,000", "GiB per $1,000", "#,##0.00"),
     "peak_dense_tflops_bf16_per_w": ("Peak dense BF16 TFLOPS per W", "TFLOPS per W", "0.00"),
     "price_usd": ("Price", "USD", USD),
     "train_usd_per_run": ("Cost of the training run", "USD", USD),

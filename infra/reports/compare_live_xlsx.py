@@ -122,7 +122,7 @@ def cost_formula(metric: str, t: dict[str, str], block: tuple | None,
     if "price" in cells:  # a chip option: its price and the figures per $1,000 of it
         price = cells["price"]
         per = {"peak_dense_tflops_bf16_per_1000_usd": cells.get("peak_dense_tflops_bf16"),
-               "hbm_gb_per_1000_usd": cells.get("hbm_gb")}
+               "hbm_gib_per_1000_usd": cells.get("hbm_gib")}
         if metric == "price_usd":
             return f'=IF({price}="","",{price})'
         if per.get(metric):
@@ -236,7 +236,7 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
             ref = f"{col}{i}"
             v = r.get(label)
             t = {k: f"TCO!${c}${j + 2}" for k, c in tco_cols.items()}
-            cells = {k: f"{col}{row_of[k]}" for k in ("racks", "sized_gpus", "hbm_gb",
+            cells = {k: f"{col}{row_of[k]}" for k in ("racks", "sized_gpus", "hbm_gib",
                                                        "peak_dense_tflops_bf16") if k in row_of}
             opt = data["options"][j]
             if opt["kind"] == "gpu" and (prices or {}).get(opt["label"]):
