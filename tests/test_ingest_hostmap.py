@@ -146,3 +146,15 @@ def test_ingest_cli_host_regex_needs_only_a_rack(tmp_path, run_cli):
     assert ok.exit_code == 0, ok.output
     bad = run_cli("ingest", str(CLEAN), "--to-design", str(out), "--host-regex", r"r\d+")
     assert bad.exit_code == 2 and "needs the groups rack" in bad.output
+
+
+@pytest.mark.parametrize("value", ["²", "0"])
+def test_map_numbers_are_ascii_and_from_one(tmp_path, value):
+    """'²' is a digit to str.isdigit but not to int (was an internal error, exit 3); 0 is
+    not a 1-based number: both exit 2 naming the map's line (review finding)."""
+    from infra.ingest.hostmap import HostMapError, load_host_map
+
+    f = tmp_path / "hosts.csv"
+    f.write_text(f"host,rack,slot\nr001n01,{value},1\n", encoding="utf-8")
+    with pytest.raises(HostMapError, match="whole number from 1"):
+        load_host_map(f)

@@ -226,7 +226,7 @@ def parse_showtopo_text(text: str, file: str) -> AmdTopo:
         for col, v in zip(header, vals):
             if "link type" in section:
                 link[(row, col)] = v.upper()
-            elif v.isdigit():
+            elif v.isascii() and v.isdigit():
                 hops[(row, col)] = small_int(v, file, n, "a hop count")
     if not link:
         raise InventoryError("no `Link Type between two GPUs` matrix: not `rocm-smi "

@@ -41,6 +41,13 @@ KEYS = (("index",), ("rack", "slot"), ("domain", "domain_node"), ("group", "grou
 MAX_MAP_BYTES = 16 * 1024 * 1024
 
 
+
+def _number(text: str) -> bool:
+    """A 1-based node number as a map or a host name writes it: ASCII digits ('²' is a
+    digit to str.isdigit but not to int), at most MAX_DIGITS, not zero."""
+    return (text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS
+            and int(text) >= 1)
+
 class HostMapError(InfraError):
     """A host map or host regex that cannot place hosts (exit 2)."""
 
@@ -62,7 +69,7 @@ class HostMap:
             if m is None:
                 return None
             got = {k: v for k, v in m.groupdict().items() if v is not None}
-            if any(not v.isdigit() or len(v) > MAX_DIGITS for v in got.values()):
+            if any(not _number(v) for v in got.values()):  # ASCII 1-based numbers only
                 return None
             return tuple((k, int(v)) for k, v in got.items())
         return self._by_host.get(host)
@@ -227,8 +234,8 @@ def _entry(host: str, value, file: str, line: int | None, keys=KEYS):
             raise HostMapError(f"{where}: unknown field {k!r}", file=file, line=line,
                                hint=f"fields: {', '.join(FIELDS)}")
         text = str(v).strip()
-        if not text.isdigit() or len(text) > MAX_DIGITS:
-            raise HostMapError(f"{where}: {k} must be a whole number (1-based), got "
+        if not _number(text):
+            raise HostMapError(f"{where}: {k} must be a whole number from 1 (1-based), got "
                                f"{text[:20]!r}", file=file, line=line)
         nums[k] = int(text)
     if not any(set(k) <= set(nums) for k in keys):

@@ -253,7 +253,7 @@ def _ports(fabric: IbFabric):
 
 def _natural(text: str) -> tuple:
     """``mlx5_10`` after ``mlx5_9``; ``HCA-2`` after ``HCA-1``."""
-    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
+    return tuple(int(t) if t.isascii() and t.isdigit() else t for t in re.split(r"(\d+)", text))
 
 
 __all__ = ["host_dirs", "iter_nodes", "load_inventory", "norm_bus_id", "read_fabric", "read_node"]

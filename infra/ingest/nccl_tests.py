@@ -191,7 +191,7 @@ def _after_start(lines: list[str], i: int) -> bool:
 
 def _is_row(s: str) -> bool:
     first = s.split(maxsplit=1)[0] if s.strip() else ""
-    return first.isdigit()
+    return first.isascii() and first.isdigit()
 
 
 def _run(lines: list[str], a: int, b: int, file: str) -> NcclTestRun:
