@@ -58,7 +58,7 @@ _ROOT: contextvars.ContextVar[tuple[str, dict[str, bool]] | None] = contextvars.
 def inventory_root(root: Path | str) -> Iterator[None]:
     """While inside, every dump read must resolve to a file inside ``root`` (the inventory
     directory the user named); outside, inside the dump's own directory."""
-    token = _ROOT.set((os.path.realpath(root), {}))
+    token = _ROOT.set((os.path.realpath(root), {os.fspath(root): True}))
     try:
         yield
     finally:
@@ -77,9 +77,15 @@ def _inside(path: Path, state: tuple[str, dict[str, bool]], st: os.stat_result |
     if st is not None and stat.S_ISLNK(st.st_mode):
         return _within(os.path.realpath(path), top)
     parent = os.path.dirname(os.fspath(path)) or "."
-    if parent not in dirs:
-        dirs[parent] = _within(os.path.realpath(parent), top)
-    return dirs[parent]
+    inside = dirs.get(parent)
+    if inside is None:
+        grand, name = os.path.split(parent)
+        if dirs.get(grand) and name not in ("", ".", "..") and not os.path.islink(parent):
+            inside = True  # no link, in a directory inside: a host directory, one lstat
+        else:
+            inside = _within(os.path.realpath(parent), top)
+        dirs[parent] = inside
+    return inside
 
 
 def as_path(path: Path | str) -> Path:
@@ -164,7 +170,7 @@ def _read_fd(path: Path, size: int) -> bytes:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         data = os.read(fd, size + 1)
-        if not data:
+        if len(data) == size or not data:  # the file as checked, whole: no second read
             return data
         chunks = [data]
         total = len(data)

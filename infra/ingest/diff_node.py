@@ -27,13 +27,24 @@ IDLE_STATES = {f"P{i}" for i in range(5, 16)}  # idle GPUs may lower their PCIe 
 _PER_TRAY: "weakref.WeakKeyDictionary[Catalog, dict]" = weakref.WeakKeyDictionary()
 
 
+_LAST: list = [lambda: None, {}]  # (weak reference to the last catalog, its memo)
+
+
 def _once(catalog: Catalog, key: tuple, compute: Callable):
     """``compute()`` once per catalog and ``key`` (a tray slug and what of it): every
     node of a tray type has the same design figures, so 10,000 nodes cost one."""
-    memo = _PER_TRAY.setdefault(catalog, {})
-    if key not in memo:
-        memo[key] = compute()
-    return memo[key]
+    if _LAST[0]() is catalog:  # the same catalog as the last call: no weak-dict look-up
+        memo = _LAST[1]
+    else:
+        memo = _PER_TRAY.setdefault(catalog, {})
+        _LAST[:] = [weakref.ref(catalog), memo]
+    hit = memo.get(key, _MISSING)
+    if hit is _MISSING:
+        hit = memo[key] = compute()
+    return hit
+
+
+_MISSING = object()
 
 
 def match_gpus(dn: DesignNode, node: BuiltNode, catalog: Catalog) -> list[tuple[str, Gpu, BuiltGpu | None]]:
