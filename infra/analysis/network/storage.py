@@ -11,8 +11,9 @@ Bounds, per direction, GB/s (10^9 bytes/s):
 
 A job of ``N`` GPUs alone on the storage moves ``min(N x GPU side, storage side)``; its
 checkpoint of ``B`` bytes takes ``B / that`` seconds (:func:`checkpoint_seconds`), the
-figure the failures and training models use for a checkpoint write (or, reading, a
-restart's load). Metadata, small-file and protocol overheads are not modelled: a lower
+figure the training model uses for a checkpoint write and, reading, a restart's load
+(``infra train``; ``infra failures``, which knows no model size, keeps the rate table's
+assumed times). Metadata, small-file and protocol overheads are not modelled: a lower
 bound on the time.
 """
 
