@@ -45,21 +45,27 @@ def spine_block(f: FabricResult) -> tuple[int, int]:
     return block_leaves, max(1, -(-spines // blocks))
 
 
-def _kept(f: FabricResult, i: int, share: float) -> float:
-    """Fraction of a GPU's bandwidth across tier ``i`` kept when the uplinks into tier ``i``
-    keep ``share`` of their capacity (see the module's headroom rule).
+def _kept(f: FabricResult, i: int, share: float, through: int | None = None) -> float:
+    """Fraction of a GPU's bandwidth across tier ``through`` (default ``i``) kept when the
+    links into tiers ``i`` to ``through`` keep ``share`` of their capacity (a failed spine
+    takes its share of the links from the leaves and of those to the cores; see the
+    module's headroom rule).
 
     >>> from types import SimpleNamespace as NS
     >>> f = NS(spec=NS(tiers=[NS(oversubscription=0.5), NS(oversubscription=7), None]))
     >>> _kept(f, 1, 12 / 13), round(_kept(f, 2, 12 / 13), 4)
     (1.0, 0.9231)
+    >>> round(_kept(f, 1, 12 / 13, through=2), 4)  # Meta: a cluster switch, across pods
+    0.9231
     """
+    top = i if through is None else through
     caps, prod = [1.0], 1.0
-    for t in f.spec.tiers[:i]:
+    for t in f.spec.tiers[:top]:
         prod *= t.oversubscription
         caps.append(1.0 / prod)
     before = min(caps)
-    caps[-1] *= share
+    for k in range(i, top + 1):
+        caps[k] *= share
     return min(caps) / before
 
 
@@ -88,7 +94,16 @@ def fabric_blast(f: FabricResult) -> list[tuple[str, str, int, Effect, str]]:
                 block_leaves, per_plane = spine_block(f)
                 gpus = min(gpus, round(block_leaves * ports_on_leaf * gpus_per_port))
                 whose = f"the GPUs of its block ({block_leaves} leaves)"
-            frac = _kept(f, i, (per_plane - 1) / per_plane if per_plane else 0.0)
+            share = (per_plane - 1) / per_plane if per_plane else 0.0
+            frac = _kept(f, i, share)
+            up = _kept(f, i, share, through=2) if i == 1 and len(f.tiers) == 3 else 1.0
+            if frac >= 1.0 and up < 1.0:  # headroom within the block, not above it
+                rows.append((role, f"{t.switch} {role.split('_')[0]} ({f.name})", t.switches,
+                             Effect(0, gpus, up, ()),
+                             f"uplink headroom absorbs it within the block; {whose} keep "
+                             f"{up:.1%} of their bandwidth across the core tier (the spine "
+                             f"carried {1}/{per_plane} of the block's core uplinks)"))
+                continue
             if frac >= 1.0:
                 rows.append((role, f"{t.switch} {role.split('_')[0]} ({f.name})", t.switches, Effect(0, 0, 1.0, ()),
                              f"uplink headroom below absorbs it: {whose} keep their bandwidth "
