@@ -72,61 +72,7 @@ def failures(files, fmt, reports, outdir, rates_file, rates_db, job_gpus, checkp
     else:
         click.echo(render_review(datas[0], max_rows) if len(datas) == 1 else render_compare(datas, names),
                    nl=False)
-    from infra.reports.atomic import check_targets
+    from infra.reports.failures_write import write_failure_reports
 
-    check_targets([Path(outdir) / (f"{combined_stem(names)}.{ext}" if len(datas) > 1 else
-                                   f"{name}.failures.{ext}")
-                   for name in names for ext in dict.fromkeys(reports)])  # all or none
-    if len(datas) > 1:  # one combined report of all the designs
-        for ext in dict.fromkeys(reports):
-            path = Path(outdir) / f"{combined_stem(names)}.{ext}"
-            if ext == "md":
-                from infra.reports.atomic import write_text_atomic
-                from infra.reports.failures_text import markdown_compare
-
-                write_text_atomic(path, markdown_compare(datas, names))
-            elif ext == "html":
-                from infra.reports.failures_html import failures_compare_page
-                from infra.reports.html_report import write_html
-
-                write_html(failures_compare_page(datas, names), path)
-            else:
-                from infra.reports.failures_xlsx import write_compare_xlsx
-
-                write_compare_xlsx(datas, names, path)
-            click.echo(f"wrote {path}", err=True)
-        return
-    for name, data in zip(names, datas):
-        for ext in dict.fromkeys(reports):
-            path = Path(outdir) / f"{name}.failures.{ext}"
-            if ext == "md":
-                from infra.reports.atomic import write_text_atomic
-                from infra.reports.failures_text import markdown
-
-                write_text_atomic(path, markdown(data))
-            elif ext == "html":
-                from infra.reports.failures_html import failures_page
-                from infra.reports.html_report import write_html
-
-                write_html(failures_page(data), path)
-            else:
-                from infra.reports.failures_text import with_headline
-                from infra.reports.xlsx_report import write_xlsx
-
-                write_xlsx(with_headline(data), path)
-            click.echo(f"wrote {path}", err=True)
-
-
-def combined_stem(names: list[str]) -> str:
-    """File stem of the combined report of several designs.
-
-    >>> combined_stem(["gb200_nvl72", "aws_nvl36x2"])
-    'failures-gb200_nvl72-vs-aws_nvl36x2'
-    """
-    import hashlib
-    import re
-
-    stem = "failures-" + "-vs-".join(re.sub(r"[^A-Za-z0-9_.-]+", "_", n) for n in names)
-    if len(stem) > 100:
-        stem = f"{stem[:90]}-{hashlib.sha256(chr(0).join(names).encode()).hexdigest()[:8]}"
-    return stem
+    for path in write_failure_reports(datas, names, reports, outdir):
+        click.echo(f"wrote {path}", err=True)
