@@ -83,6 +83,9 @@ def test_libxml2_reads_what_expat_reads(text):
     got = base._libxml2(data, text)  # None for non-ASCII text, among others
     if got is not None:
         assert _tree(got) == want
+    root = base._expat_root(text)  # a dump checked, not read: its root tag, no tree
+    if root is not None:
+        assert want is not None and root == want[0][0]
 
 
 @pytest.mark.parametrize("text", [
@@ -93,6 +96,25 @@ def test_libxml2_reads_what_expat_reads(text):
 ])
 def test_documents_the_parsers_read_otherwise_go_to_expat(text):
     assert base._libxml2(text.encode(), text) is None
+
+
+def test_a_dump_checked_not_read_gets_the_same_errors(tmp_path):
+    """The NCCL dump infra diff does not need is checked without a tree: the same
+    refusals as when it is read."""
+    from infra.ingest.nccl import read_nccl_xml
+    good = (FIX / "hgx-h100-clean/r001n01/nccl-topo.xml").read_text()
+    for text in [good[: len(good) // 2], good.replace("<system", "<nvidia_smi_log", 1)
+                 .replace("</system>", "</nvidia_smi_log>"), '<a xmlns="urn:x"/>',
+                 '<!DOCTYPE system SYSTEM "x.dtd"><system>&foo;</system>']:
+        p = tmp_path / "nccl-topo.xml"
+        p.write_text(text)
+        with pytest.raises(InventoryError) as full:
+            read_nccl_xml(p)
+        with pytest.raises(InventoryError) as checked:
+            read_nccl_xml(p, tree=False)
+        assert str(checked.value) == str(full.value)
+    p.write_text(good)
+    assert read_nccl_xml(p, tree=False) is None and read_nccl_xml(p).tag == "system"
 
 
 def test_a_cut_short_dump_keeps_expats_message(tmp_path):

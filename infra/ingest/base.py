@@ -27,6 +27,7 @@ import re
 import stat
 import threading
 import xml.etree.ElementTree as StdET
+import xml.parsers.expat as _expat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -201,13 +202,16 @@ def _mostly_text(data: bytes) -> bool:
     return printable / max(len(sample), 1) > 0.98
 
 
-def parse_xml(path: Path, tool: str, root: str, others: dict[str, str] | None = None) -> StdET.Element:
+def parse_xml(path: Path, tool: str, root: str, others: dict[str, str] | None = None,
+              tree: bool = True) -> StdET.Element | None:
     """Parse ``path`` safely and check its root element is ``root``.
 
     ``others`` maps root tags of other known dumps to their tool, for a precise message
     when a file holds the wrong tool's output. The element returned has the ElementTree
     API (an lxml element, or an ElementTree one where expat read the document): read it
-    by iterating children (lxml's ``find`` compiles a path each call).
+    by iterating children (lxml's ``find`` compiles a path each call). With ``tree``
+    False the document is checked alike (the same errors) but no tree is built where
+    expat can tell (None is returned then).
     """
     data = read_bytes(path, tool)
     text = _decode(data, path, tool)
@@ -218,9 +222,10 @@ def parse_xml(path: Path, tool: str, root: str, others: dict[str, str] | None = 
         raise InventoryError("XML with forbidden constructs (an entity declaration, line "
                              f"{text.count(chr(10), 0, text.index('<!ENTITY')) + 1}): refused",
                              file=str(path), hint="tool dumps never declare entities")
-    el = _libxml2(data, text)
+    el = None if tree is False else _libxml2(data, text)
+    tag = _expat_root(text) if el is None and tree is False else None
     try:
-        if el is None:
+        if el is None and tag is None:
             parser = StdET.XMLParser()  # the C parser; no external DTD or entity is fetched
             parser.feed(text)
             el = parser.close()
@@ -228,11 +233,35 @@ def parse_xml(path: Path, tool: str, root: str, others: dict[str, str] | None = 
         line = exc.position[0] if getattr(exc, "position", None) else None
         raise InventoryError(f"malformed or truncated XML: {exc}", file=str(path), line=line,
                              hint=f"capture the whole output again: {tool}") from None
-    if el.tag != root:
-        known = (others or {}).get(el.tag)
-        what = f"looks like `{known}` output" if known else f"root element <{el.tag}>"
+    if tag is None:
+        tag = el.tag
+    if tag != root:
+        known = (others or {}).get(tag)
+        what = f"looks like `{known}` output" if known else f"root element <{tag}>"
         raise InventoryError(f"{what}, expected `{tool}` output (root <{root}>)", file=str(path))
     return el
+
+
+def _expat_root(text: str) -> str | None:
+    """The root tag of a document expat finds well-formed, in ElementTree's spelling,
+    without building its tree (one callback: the first start tag); None where expat
+    refuses it or where ElementTree's handlers might (entity references: see
+    :func:`_libxml2`). For a dump checked but not read."""
+    if not text.isascii() or ("&" in text and _ODD_REF.search(text)):
+        return None
+    parser = _expat.ParserCreate(None, "}")  # ElementTree's namespace separator
+    first: list[str] = []
+
+    def start(name, attrs) -> None:
+        first.append(name)
+        parser.StartElementHandler = None
+
+    parser.StartElementHandler = start
+    try:
+        parser.Parse(text, True)
+    except _expat.ExpatError:
+        return None
+    return ("{" + first[0] if "}" in first[0] else first[0]) if first else None
 
 
 # an entity reference other than the five predefined ones or a character reference:

@@ -154,8 +154,8 @@ def read_node(d: Path, nics: bool = True) -> BuiltNode:
         nvl = parse_nvlink(p)
         files.append(str(p))
     if p := _first(d, NCCL_FILES, present):
-        nccl_xml = read_nccl_xml(p), str(p)
-        files.append(nccl_xml[1])
+        nccl_xml = read_nccl_xml(p, tree=nics), p  # checked now, read below when needed
+        files.append(str(p))
     if p := _first(d, LSPCI_FILES, present):
         pcie = parse_lspci(p)
         files.append(str(p))
@@ -163,7 +163,8 @@ def read_node(d: Path, nics: bool = True) -> BuiltNode:
     if nccl_xml is not None and (nics or any(
             g.uuid not in by_uuid or g.pcie_gen is None or g.pcie_width is None
             for g in smi.gpus)):
-        nccl = nccl_topo(*nccl_xml)
+        el, p = nccl_xml
+        nccl = nccl_topo(el if el is not None else read_nccl_xml(p), str(p))
     nccl_gpus = _local(nccl)
     gpus = tuple(_gpu(g, by_uuid.get(g.uuid), nccl_gpus.get(g.bus_id), nvl, nccl) for g in smi.gpus)
     uuids = {g.uuid for g in smi.gpus if g.uuid}

@@ -74,10 +74,11 @@ def parse_nccl_topo(path: Path | str) -> NcclTopo:
     return nccl_topo(read_nccl_xml(path), str(path))
 
 
-def read_nccl_xml(path: Path | str):
+def read_nccl_xml(path: Path | str, tree: bool = True):
     """The dump's checked ``<system>`` element (:func:`nccl_topo` reads it): a malformed
-    dump is refused here, whether its figures are then needed or not."""
-    return parse_xml(as_path(path), TOOL, "system", OTHER_ROOTS)
+    dump is refused here, whether its figures are then needed or not (``tree`` False:
+    checked only, None returned where no tree was needed to check it)."""
+    return parse_xml(as_path(path), TOOL, "system", OTHER_ROOTS, tree)
 
 
 def nccl_topo(root, file: str) -> NcclTopo:
