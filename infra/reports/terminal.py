@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -126,21 +127,110 @@ def table(rows: list[dict], columns: list[str] | None = None, none: str = "-", *
     # below ~10 characters a column's words are cut into syllables: print records instead
     need = sum(min(max(len(w) for text in [n, *(row[i] for row in cells)] for w in text.split()),
                    10) + 1 for i, n in enumerate(names))
-    tries = ((True, False), (True, True), (False, False))  # (keep words, wrap number headers)
-    for keep_words, wrap_heads in tries if wide or need <= width + 1 else ():
+    attempts = []  # (headers, cells, keep words, wrap number headers, planned widths)
+    if wide or need <= width + 1:
+        attempts = [(names, cells, True, False, None), (names, cells, True, True, None)]
+        plan = None if wide else _plan(names, cells, width)
+        if plan is not None:  # when rich would cut a word: text wrapped at separators
+            attempts.append((*_wrapped(names, cells, plan), True, False, plan))
+        attempts.append((names, cells, False, False, None))
+    for k, (heads, body, keep_words, wrap_heads, plan) in enumerate(attempts):
         console = Console(file=io.StringIO(), width=width, color_system=None,
                           force_terminal=False, highlight=False, emoji=False, markup=False)
-        console.print(_rich_table(names, cells, wide, width if keep_words else 0, wrap_heads),
-                      crop=False)
-        lines = [line.rstrip() for line in console.file.getvalue().rstrip("\n").split("\n")]
-        if wide or max(len(line) for line in lines) <= width:
+        console.print(_rich_table(heads, body, wide, width if keep_words else 0, wrap_heads,
+                                  plan), crop=False)
+        text = console.file.getvalue()
+        lines = [line.rstrip() for line in text.rstrip("\n").split("\n")]
+        whole = plan is not None or "\u2026" not in text or k == len(attempts) - 1
+        if wide or (max(len(line) for line in lines) <= width and whole):
             return "\n".join("  " + line for line in lines)
     return "\n\n".join("\n".join(f"  {n}: {v}" for n, v in zip(names, row)) for row in cells)
 
 
+SEPARATED = re.compile(r"\s+|[^\s\-/]*[\-/]+|[^\s\-/]+")  # cells: snake_case stays whole
+HEAD_SEPARATED = re.compile(r"\s+|[^\s\-_/]*[\-_/]+|[^\s\-_/]+")  # headers: also after _
+
+
+def wrap_at_separators(text: str, width: int, header: bool = False) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces or after a
+    hyphen or slash, never inside a word (a piece wider than the line, say a snake_case
+    name, stays whole: the table ends it in an ellipsis).
+
+    >>> wrap_at_separators("nvidia-gb200-compute-tray-cx8", 14)
+    ['nvidia-gb200-', 'compute-tray-', 'cx8']
+    >>> wrap_at_separators("PCIe worst over-subscription", 13)
+    ['PCIe worst', 'over-', 'subscription']
+    """
+    out, line = [], ""
+    for tok in (HEAD_SEPARATED if header else SEPARATED).findall(text):
+        if tok.isspace():
+            line += " " if line else ""
+            continue
+        if line.strip() and len(line) + len(tok) > width:
+            out.append(line.rstrip())
+            line = tok
+        else:
+            line += tok
+    if line.strip():
+        out.append(line.rstrip())
+    return out or [""]
+
+
+def _plan(names: list[str], cells: list[list[str]], width: int) -> list[int] | None:
+    """Column widths that fit ``width`` (None: the table fits as it is). Number columns
+    keep their numbers and header words whole; text columns share the rest in proportion
+    to what they would need, each at least its longest unbreakable piece where it can."""
+    def pieces(text: str, header: bool = False) -> int:
+        sep = HEAD_SEPARATED if header else SEPARATED
+        return max((len(p.strip()) for p in sep.findall(text)), default=1)
+
+    n = len(names)
+    lines = [[n_.split("\n") for n_ in [names[i], *(row[i] for row in cells)]] for i in range(n)]
+    natural = [max(len(x) for ls in col for x in ls) for col in lines]
+    gaps = 2 * n - 1  # a padding column before each, a divider between them
+    if sum(natural) + gaps <= width:
+        return None
+    numeric = [all(_num(row[i]) or row[i] in BLANKS for row in cells) for i in range(n)]
+    plan = [0] * n
+    for i in range(n):
+        if numeric[i]:
+            plan[i] = min(natural[i], max([len(row[i]) for row in cells]
+                                          + [min(pieces(names[i], True), 16)]))
+    text = [i for i in range(n) if not numeric[i]]
+    room = width - gaps - sum(plan)
+    floor = {i: min(natural[i], max([pieces(row[i]) for row in cells]
+                                    + [pieces(names[i], True)]))
+             for i in text}
+    if sum(floor.values()) > room:  # even the slugs do not fit whole: share the room
+        floor = {i: max(4, room * floor[i] // max(sum(floor.values()), 1)) for i in text}
+    spare = room - sum(floor.values())
+    want = sum(natural[i] - floor[i] for i in text) or 1
+    for i in text:
+        plan[i] = min(natural[i], floor[i] + max(0, spare) * (natural[i] - floor[i]) // want)
+    left = width - gaps - sum(plan)  # text at its natural width: number headers widen
+    while left > 0 and any(numeric[i] and plan[i] < natural[i] for i in range(n)):
+        for i in range(n):  # a character at a time, in turn
+            if left > 0 and numeric[i] and plan[i] < natural[i]:
+                plan[i] += 1
+                left -= 1
+    return plan
+
+
+def _wrapped(names: list[str], cells: list[list[str]], plan: list[int]):
+    """Headers and text cells wrapped at separators to the planned widths."""
+    def wrap(text: str, w: int, header: bool = False) -> str:
+        return "\n".join(wrap_at_separators(text, w, header))
+
+    numeric = [all(_num(row[i]) or row[i] in BLANKS for row in cells) for i in range(len(names))]
+    names = [wrap(name, w, True) for name, w in zip(names, plan)]
+    cells = [[c if numeric[i] else wrap(c, plan[i]) for i, c in enumerate(row)] for row in cells]
+    return names, cells
+
+
 def _rich_table(names: list[str], cells: list[list[str]], wide: bool, width: int,
-                wrap_heads: bool = False):
-    """A rich Table; with ``width`` columns keep their words whole where they can."""
+                wrap_heads: bool = False, plan: list[int] | None = None):
+    """A rich Table; with ``width`` columns keep their words whole where they can; with a
+    ``plan`` (:func:`_plan`) each column is exactly that wide (its text wrapped to it)."""
     from rich.box import Box
     from rich.table import Table
 
@@ -158,8 +248,12 @@ def _rich_table(names: list[str], cells: list[list[str]], wide: bool, width: int
             cap = max([head_word] + [len(row[i]) for row in cells])
             name = "\n".join(textwrap.wrap(name, cap, break_long_words=False,
                                            break_on_hyphens=False))
-        t.add_column(name, justify="right" if numeric else "left", overflow="fold",
-                     no_wrap=wide, min_width=keep)
+        # text wraps at spaces; a word wider than its column ends in an ellipsis, never
+        # folded mid-word (a slug, 'over-subscription')
+        fixed = plan[i] if plan else None
+        t.add_column(name, justify="right" if numeric else "left",
+                     overflow="fold" if wide else "ellipsis", no_wrap=wide,
+                     min_width=fixed or keep, max_width=fixed)
     for row in cells:
         t.add_row(*row)
     return t
