@@ -158,3 +158,27 @@ def test_map_numbers_are_ascii_and_from_one(tmp_path, value):
     f.write_text(f"host,rack,slot\nr001n01,{value},1\n", encoding="utf-8")
     with pytest.raises(HostMapError, match="whole number from 1"):
         load_host_map(f)
+
+
+def test_ingest_refuses_a_map_that_overfills_a_rack(tmp_path):
+    """Eight 8U DGX H100 named into one site rack need 64U, more than the draft's 42U
+    generic rack: exit 2 naming the rack and its U, not a draft that fails validation
+    (review finding)."""
+    from infra.errors import InfraError
+    from infra.ingest.to_design import starting_design_dir
+    from infra.models.catalog import load_catalog
+
+    src = ROOT / "tests" / "fixtures" / "inventory" / "hgx-h100-clean"
+    hosts = sorted(p for p in src.iterdir() if p.is_dir())
+    inv = tmp_path / "inv"
+    inv.mkdir()
+    names = []
+    for i in range(8):
+        name = f"site-r01-n{i + 1:02d}"
+        shutil.copytree(hosts[i % len(hosts)], inv / name)
+        names.append(name)
+    (tmp_path / "map.csv").write_text(
+        "host,rack,slot\n" + "".join(f"{n},1,{i + 1}\n" for i, n in enumerate(names)),
+        encoding="utf-8")
+    with pytest.raises(InfraError, match=r"8 servers \(64U\) in rack 1, more than the 42U"):
+        starting_design_dir(inv, load_catalog(), host_map=load_host_map(tmp_path / "map.csv"))

@@ -131,7 +131,15 @@ def _draft(briefs: list[NodeBrief], inv: Inventory, catalog: Catalog,
         if node.chassis is None and node.site_rack is not None:
             site_racks.setdefault(node.site_rack, Counter())[tray.slug] += 1
             chassis[(tray.slug, None)] -= 1  # placed in its site rack, not packed
+    rack_u = catalog.get(GENERIC_RACK).u_height  # type: ignore[attr-defined]
     for rack_no, contents in sorted(site_racks.items()):
+        used = sum(c * trays[t].u_height for t, c in contents.items())
+        if used > rack_u:  # a draft that would not validate: say so now
+            raise InfraError(
+                f"the host names put {sum(contents.values())} servers ({used:g}U) in rack "
+                f"{rack_no}, more than the {rack_u:g}U of the draft's {GENERIC_RACK}",
+                file=inv.root, hint="check the host map (several hosts given one rack?) or "
+                                    "draft without it and set the racks by hand")
         layout = {"type": GENERIC_RACK, "contents": [{"type": t, "count": c}
                                                      for t, c in sorted(contents.items())]}
         build[_layout_name(racks, layout)] += 1
