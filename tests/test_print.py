@@ -147,3 +147,23 @@ def test_html_print_keeps_a_figure_and_caption_on_one_page():
     assert re.search(r"figcaption[^{]*\{[^}]*break-after: avoid", block)
     (height,) = re.findall(r"figure svg \{[^}]*max-height: ([\d.]+)cm", block)
     assert float(height) + 2.0 <= 21.0 - 2 * 1.2
+
+
+def test_sweep_and_diff_workbooks_print(tmp_path, run_cli):
+    """The sweep and diff workbooks carry the page setup (landscape A4, one page wide,
+    header row repeated, footer naming the command)."""
+    import openpyxl
+
+    from infra.reports.diff_report import build_workbook
+
+    res = run_cli("sweep", str(DESIGNS / "gb200_nvl72_576.yaml"), "--grid",
+                  str(DESIGNS.parent / "sweeps" / "nvl72_nic_oversub.yaml"), "--report", "xlsx",
+                  "-o", str(tmp_path))
+    assert res.exit_code == 0, res.output
+    (book,) = tmp_path.glob("*.xlsx")
+    diff = build_workbook({"findings": [], "summary": {"hosts": 0}, "design": "d.yaml",
+                           "inventory": "inv", "host_pattern": "*", "switch_map": []})
+    for wb, title in ((openpyxl.load_workbook(book), "infra sweep"), (diff, "infra diff: d.yaml")):
+        for ws in wb.worksheets:
+            assert ws.page_setup.orientation == "landscape" and ws.page_setup.fitToWidth == 1
+            assert ws.sheet_properties.pageSetUpPr.fitToPage and title in ws.oddFooter.left.text

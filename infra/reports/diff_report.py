@@ -187,4 +187,7 @@ def build_workbook(data: dict[str, Any]):
         for cell in ws[1]:
             cell.font = Font(bold=True)
         ws.freeze_panes = "A2"
+    from infra.reports.xlsx_print import print_setup
+
+    print_setup(wb, f"infra diff: {data['design']}")  # landscape A4, one page wide
     return wb

@@ -101,6 +101,9 @@ def _xlsx(res, table: list[dict[str, Any]], path: Path) -> None:
     from infra.reports.cellsafe import defuse
 
     defuse(wb)  # a grid value like '=SUM(1)' is text, never a formula
+    from infra.reports.xlsx_print import print_setup
+
+    print_setup(wb, "infra sweep")  # landscape A4, one page wide, header rows repeated
     wb.save(path)  # write_atomic pins the zip's times (byte-identical reruns)
 
 
