@@ -149,8 +149,17 @@ def _nic_paths(dn, node: BuiltNode, matched, catalog, f) -> None:
           source)
 
 
+def _row(gpus: tuple[BuiltGpu, ...], g: BuiltGpu) -> int:
+    """``gpus.index(g)``: the first GPU that is ``g`` or equal to it, the GPUs before it
+    told apart by UUID and module id before all 22 fields are compared."""
+    for i, x in enumerate(gpus):
+        if x is g or (x.uuid == g.uuid and x.module_id == g.module_id and x == g):
+            return i
+    raise ValueError("GPU not in the node")  # never: g is one of the node's GPUs
+
+
 def _topo_nic(node: BuiltNode, g: BuiltGpu) -> tuple[str, str, str] | None:
-    row = f"GPU{node.gpus.index(g)}"
+    row = f"GPU{_row(node.gpus, g)}"
     nic, got = node.topo.nearest_nic(row)  # type: ignore[union-attr]
     if got is None:
         return None

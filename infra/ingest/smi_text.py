@@ -193,7 +193,7 @@ def parse_nvlink_text(text: str, file: str) -> tuple[NvlinkGpu, ...]:
     """The GPUs of ``nvlink -s`` text with their links. A GPU's block of link lines is
     read once for all the GPUs and nodes printing the same block (every GPU of a healthy
     node does); any unusual text is read line by line by :func:`_nvlink_lines`."""
-    heads = list(_GPU_LINE.finditer(text))
+    heads = _gpu_lines(text)
     if not heads or _LINK_LINE.search(text, 0, heads[0].start()):
         return _nvlink_lines(text, file)  # no GPU, or a link before it: the message
     out: list[NvlinkGpu] = []
@@ -215,6 +215,21 @@ def parse_nvlink_text(text: str, file: str) -> tuple[NvlinkGpu, ...]:
             return _nvlink_lines(text, file)
         out.append(NvlinkGpu(int(gpu), name.strip(), uuid, *read))
     return tuple(out)
+
+
+def _gpu_lines(text: str) -> list[re.Match]:
+    """``_GPU_LINE.finditer(text)``: the regex tried only where a line starts with
+    ``GPU `` (found by ``str.find``), not at every character."""
+    out = []
+    match = _GPU_LINE.match
+    pos = text.find("GPU ")
+    while pos != -1:
+        if pos == 0 or text[pos - 1] == "\n":
+            m = match(text, pos)
+            if m:
+                out.append(m)
+        pos = text.find("GPU ", pos + 4)
+    return out
 
 
 def _links(block: str) -> tuple | None:
