@@ -26,7 +26,8 @@ NVLINK = sorted(FIX.glob("*/r001n0[12]/nvlink-s.txt"))
 JUNK = ["<", ">", "&", '"', "'", "<!--", "-->", "<![CDATA[", "]]>", "</gpu>", "<gpu>", "&amp;",
         "&foo;", "&#65;", "&#0;", "\x01", "\t", "\r", "\n", " ", ":", "a:b", 'xmlns:a="u"',
         "<!DOCTYPE x>", "<!DOCTYPE x [<!ELEMENT x ANY>]>", "<?pi?>", '<?xml version="1.0"?>',
-        "\u00e9", "\ud7ff"]
+        "\u00e9", "\ud7ff", "<!DOCTYPE :x>", "<!DOCTYPE a:b SYSTEM 'x'>", "<?a:b?>", "xmlns:=",
+        "<!DOCTYPE x [<!ELEMENT a:b ANY>]>"]
 
 
 def _tree(el) -> list:
@@ -93,6 +94,7 @@ def test_libxml2_reads_what_expat_reads(text):
     '<!DOCTYPE a SYSTEM "x.dtd"><a><u>&foo;</u></a>',  # libxml2 keeps the reference
     "<a><b\u00e9>1</b\u00e9></a>",  # non-ASCII names: the two follow different XML editions
     "<a>" + "<b>" * 300 + "</b>" * 300 + "</a>",  # over libxml2's depth limit, read by expat
+    "<!DOCTYPE :a><a/>",  # expat refuses the name (found by the test above), libxml2 not
 ])
 def test_documents_the_parsers_read_otherwise_go_to_expat(text):
     assert base._libxml2(text.encode(), text) is None
@@ -165,3 +167,16 @@ def test_repeated_texts_keep_each_files_name(tmp_path):
     assert (la.file, lb.file, la.devices) == ("a/l.txt", "b/l.txt", lb.devices)
     with pytest.raises(InventoryError, match="no `GPU0 GPU1"):
         smi_text.parse_topo_text("nothing", "c/topo-m.txt")
+
+
+def test_only_short_texts_are_kept(monkeypatch):
+    """A hostile inventory of 64 MB topo -m files must not be kept 64 times over: texts
+    over MEMO_BYTES are read each time, not remembered."""
+    topo = (FIX / "hgx-h100-clean/r001n01/topo-m.txt").read_text()
+    monkeypatch.setattr(smi_text, "MEMO_BYTES", len(topo) - 1)
+    smi_text._TOPO_READ.clear()
+    smi_text.parse_topo_text(topo, "a/topo-m.txt")
+    assert topo not in smi_text._TOPO_READ
+    monkeypatch.setattr(smi_text, "MEMO_BYTES", len(topo))
+    smi_text.parse_topo_text(topo, "a/topo-m.txt")
+    assert topo in smi_text._TOPO_READ

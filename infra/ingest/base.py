@@ -40,6 +40,9 @@ except ImportError:  # pragma: no cover - lxml is a dependency; expat reads alon
 
 MAX_DIGITS = 18  # a number in a dump has at most this many digits (0x + 16 hex digits)
 MAX_DUMP_BYTES = 64 * 1024 * 1024  # the largest real dump seen is ~0.4 MB (qx-b200.xml)
+# a text dump identical servers print alike (topo -m, lspci -tv, an nvlink -s block) is
+# read once and kept, when at most this long (real ones: 3-10 kB): memory stays bounded
+MEMO_BYTES = 256 * 1024
 
 # Bodies nvidia-smi writes where a reading is absent (interop-formats.md §6.4).
 _ABSENT = {"", "n/a", "[n/a]", "not supported", "[not supported]", "unknown", "none",
@@ -270,15 +273,29 @@ _ODD_REF = re.compile(r"&(?!(?:amp|lt|gt|apos|quot|#[0-9]+|#x[0-9a-fA-F]+);)")
 _LOCAL = threading.local()  # one lxml parser a thread (a parser is not shared by threads)
 
 
+_DOCTYPE = re.compile(r"<!DOCTYPE\s+([^\s>\[]+)")
+
+
+def _plain_doctype(text: str) -> bool:
+    """No ``<!DOCTYPE``, or one whose name has no colon (expat, reading namespaces,
+    refuses ``<!DOCTYPE :x>``; libxml2 does not look)."""
+    i = text.find("<!DOCTYPE")
+    if i == -1:
+        return True
+    m = _DOCTYPE.match(text, i)
+    return m is not None and ":" not in m.group(1) and text.find("<!DOCTYPE", i + 1) == -1
+
+
 def _libxml2(data: bytes, text: str):
     """The document's root as libxml2 reads it, or None: where it may read the document
     otherwise than expat (non-ASCII names, ``<!ATTLIST`` default attributes, entity
-    references an external DTD might declare), or where it refuses it (expat then parses
+    references an external DTD might declare, a DOCTYPE name with a colon: found by
+    the differential test), or where it refuses it (expat then parses
     it and names the fault; libxml2 also refuses depths over 256 and text nodes over
     10 MB, which expat reads). A differential test checks both read cut and spliced real
     dumps alike (tests/test_ingest_hostile.py)."""
     if _LX is None or not text.isascii() or "<!ATTLIST" in text or (
-            "&" in text and _ODD_REF.search(text)):
+            "&" in text and _ODD_REF.search(text)) or not _plain_doctype(text):
         return None
     parser = getattr(_LOCAL, "parser", None)
     if parser is None:  # no DTD loaded, no network, no entity substituted, no huge tree

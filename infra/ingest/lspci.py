@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from infra.ingest.base import InventoryError, as_path, read_text
+from infra.ingest.base import MEMO_BYTES, InventoryError, as_path, read_text
 
 TOOL = "lspci -tv"
 _ROOT = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{2})\]-")
@@ -78,9 +78,10 @@ def parse_lspci_text(text: str, file: str) -> PciTree:
     devices = _READ.get(text)
     if devices is None:
         devices = _devices(text, file)
-        if len(_READ) >= 64:  # distinct trees kept (a site has a few server types)
-            _READ.clear()
-        _READ[text] = devices
+        if len(text) <= MEMO_BYTES:  # 64 distinct trees kept, of at most 256 kB each
+            if len(_READ) >= 64:
+                _READ.clear()
+            _READ[text] = devices
     return PciTree(file, devices)
 
 

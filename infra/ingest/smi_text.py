@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
 
-from infra.ingest.base import InventoryError, as_path, na, read_text, small_int
+from infra.ingest.base import MEMO_BYTES, InventoryError, as_path, na, read_text, small_int
 
 TOPO_TOOL = "nvidia-smi topo -m"
 NVLINK_TOOL = "nvidia-smi nvlink -s"
@@ -80,16 +80,17 @@ def parse_topo(path: Path | str) -> TopoMatrix:
 
 # text -> the matrix's parts: identical servers print the same `topo -m`, read once
 _TOPO_READ: dict[str, tuple] = {}
-_MEMO_TEXTS = 64  # distinct texts kept (a site has a few server types)
+_MEMO_TEXTS = 64  # distinct texts kept (a site has a few server types), of MEMO_BYTES at most
 
 
 def parse_topo_text(text: str, file: str) -> TopoMatrix:
     parts = _TOPO_READ.get(text)
     if parts is None:
         parts = _parse_topo_text(text, file)
-        if len(_TOPO_READ) >= _MEMO_TEXTS:
-            _TOPO_READ.clear()
-        _TOPO_READ[text] = parts
+        if len(text) <= MEMO_BYTES:
+            if len(_TOPO_READ) >= _MEMO_TEXTS:
+                _TOPO_READ.clear()
+            _TOPO_READ[text] = parts
     return TopoMatrix(file, *parts)  # the dicts are shared: read, never written
 
 
@@ -207,9 +208,10 @@ def parse_nvlink_text(text: str, file: str) -> tuple[NvlinkGpu, ...]:
                 return _nvlink_lines(text, file)
             rates = [r for _, r in links if r is not None]
             read = links, (len(rates), len(links) - len(rates), max(rates) if rates else None)
-            if len(_LINK_READ) >= 256:
-                _LINK_READ.clear()
-            _LINK_READ[block] = read
+            if len(block) <= MEMO_BYTES:
+                if len(_LINK_READ) >= 256:
+                    _LINK_READ.clear()
+                _LINK_READ[block] = read
         gpu, name, uuid = head.groups()
         if len(gpu) > 9:
             return _nvlink_lines(text, file)
