@@ -118,6 +118,7 @@ CHECKED = {  # doc -> commands whose block shows lines of the command's own outp
         "infra design designs/hgx_h100_liquid_512.yaml --full"),
     "docs/guides/reports.md": ("infra design designs/gb200_nvl72_576.yaml",
                                "infra design designs/gb200_nvl72_576.yaml --full"),
+    "docs/guides/gaudi3-and-bisection.md": ("infra design designs/gaudi3_cluster.yaml --full",),
 }
 
 
