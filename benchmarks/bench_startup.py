@@ -98,7 +98,7 @@ def imports(design: Path, out: Path) -> tuple[float, dict[str, float], int]:
 # the modules the design command imports, imported alone (what --instructions counts first)
 DESIGN_IMPORTS = ("import infra.cli.main, infra.analysis.reliability.failure_view, "
                   "infra.analysis.summary, infra.models.catalog_cache, infra.reports.writer, "
-                  "infra.reports.json_report, infra.reports.terminal, infra.reports.worker")
+                  "infra.reports.json_report, infra.reports.terminal")
 
 
 def instructions(args: list[str]) -> int | None:

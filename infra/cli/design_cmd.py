@@ -44,37 +44,25 @@ def design(files, reports, highlight, outdir, catalog_dir, full, wide, quiet, ma
     Every file is analysed before any report is written: one bad file names itself (all
     bad files are listed) and nothing is written.
     """
-    import contextlib
-
     from infra.cli.main import freeze_long_lived
-    from infra.reports import terminal, worker
-    from infra.reports.writer import xlsx_preload
 
-    with contextlib.ExitStack() as stack:
-        # forked now, the workers import rich / openpyxl on the second core meanwhile
-        shows = None if quiet else worker.start(terminal.preload)
-        books = worker.start(xlsx_preload) if "xlsx" in reports else None
-        for w in (shows, books):
-            if w is not None:
-                stack.enter_context(w)
-        analyses = _analyse(files, catalog_dir, price_files, reports, highlight)
-        freeze_long_lived()  # they live to the end: writing the reports never scans them
-        broken = 0
-        # tables are what --wide and --rows shape: either one asks for them
-        rows_given = click.get_current_context().get_parameter_source("max_rows")
-        full = full or wide or rows_given not in (None, click.core.ParameterSource.DEFAULT)
-        for f, analysis in zip(files, analyses):
-            res = _one(f, analysis, highlight, shows, books, reports=reports, outdir=outdir,
-                       wide=wide, quiet=quiet, max_rows=max_rows, diagrams=not no_diagrams,
-                       full=full)
-            if not quiet:
-                for path in res.written:
-                    click.echo(f"wrote {path}", err=True)
-            for w in res.warnings:
-                click.echo(f"warning: {w}", err=True)
-            for finding in analysis.findings:
-                broken += 1
-                click.echo(f"finding: {finding}", err=True)
+    analyses = _analyse(files, catalog_dir, price_files, reports, highlight)
+    freeze_long_lived()  # they live to the end: writing the reports never scans them
+    broken = 0
+    # tables are what --wide and --rows shape: either one asks for them
+    rows_given = click.get_current_context().get_parameter_source("max_rows")
+    full = full or wide or rows_given not in (None, click.core.ParameterSource.DEFAULT)
+    for f, analysis in zip(files, analyses):
+        res = _one(f, analysis, highlight, reports=reports, outdir=outdir, wide=wide,
+                   quiet=quiet, max_rows=max_rows, diagrams=not no_diagrams, full=full)
+        if not quiet:
+            for path in res.written:
+                click.echo(f"wrote {path}", err=True)
+        for w in res.warnings:
+            click.echo(f"warning: {w}", err=True)
+        for finding in analysis.findings:
+            broken += 1
+            click.echo(f"finding: {finding}", err=True)
     if broken:  # every figure and report is out; a design rule is broken: exit 1
         import sys
 
@@ -106,9 +94,9 @@ def _analyse(files, catalog_dir, price_files, reports, highlight) -> list:
     return analyses
 
 
-def _one(f, analysis, highlight, shows, books, *, reports, outdir, wide, quiet, max_rows,
-         diagrams, full=False):
-    """One design's summary (printed by the ``shows`` worker, if any) and reports."""
+def _one(f, analysis, highlight, *, reports, outdir, wide, quiet, max_rows, diagrams,
+         full=False):
+    """One design's summary (printed) and reports."""
     from infra.errors import working_on
     from infra.reports import terminal
     from infra.reports.writer import ReportResult, write_reports
@@ -125,26 +113,15 @@ def _one(f, analysis, highlight, shows, books, *, reports, outdir, wide, quiet, 
             hl = None
         if not quiet:
             view = terminal.summary_view(data, max_rows=max_rows)
-            if shows is not None:  # printed by the worker while the reports are written
-                try:
-                    shows.submit(terminal.print_summary, view, wide=wide, full=full)
-                except OSError:  # the worker is gone (a broken pipe): print it here
-                    shows = None
-            if shows is None:
-                click.echo(terminal.render_view(view, wide=wide, full=full))
+            terminal.print_summary(view, wide=wide, full=full)  # quiet on a closed pipe
         res = ReportResult()
-        try:
-            if reports:
-                from infra.reports.atomic import check_targets
+        if reports:
+            from infra.reports.atomic import check_targets
 
-                check_targets([Path(outdir) / f"{Path(f).stem}.{r}" for r in reports
-                               if r in ("json", "xlsx", "md", "html")])  # all or none
-                res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
-                                    analysis=analysis, highlight=hl, diagrams=diagrams,
-                                    xlsx_worker=books)
-        finally:
-            if shows is not None and not quiet:
-                shows.result()  # the summary has printed (its failure is raised here)
+            check_targets([Path(outdir) / f"{Path(f).stem}.{r}" for r in reports
+                           if r in ("json", "xlsx", "md", "html")])  # all or none
+            res = write_reports(data, Path(f).stem, tuple(dict.fromkeys(reports)), outdir,
+                                analysis=analysis, highlight=hl, diagrams=diagrams)
         return res
 
 

@@ -336,7 +336,7 @@ def summary_view(data: dict[str, Any], extra_metrics: list[str] | None = None, *
     """What the summary shows of ``data``: its metrics, and of each table the rows shown.
 
     A small dict (a few dozen rows whatever the design's size) that :func:`render_view`
-    lays out: it is what a report worker is sent. Rows are only chosen, never computed.
+    lays out. Rows are only chosen, never computed.
     """
     m, t = data["metrics"], data["tables"]
     keys = [k for k in HEADLINE + [k for k in (extra_metrics or []) if k not in HEADLINE]
@@ -394,20 +394,20 @@ def render_view(view: dict[str, Any], *, wide: bool = False, width: int | None =
 
 
 def print_summary(view: dict[str, Any], *, wide: bool = False, full: bool = False) -> None:
-    """Print a :func:`summary_view` on standard output (a report worker's job).
+    """Print a :func:`summary_view` on standard output.
 
     A reader that went away (``| head``) ends the printing quietly.
     """
     try:
         sys.stdout.write(render_view(view, wide=wide, full=full) + "\n")  # as click.echo
         sys.stdout.flush()
-    except BrokenPipeError:  # nothing left to show to
-        pass
+    except BrokenPipeError:  # nothing left to show to: later writes (and the exit's
+        import os  # flush) go nowhere, as Python's documentation advises
 
-
-def preload() -> None:
-    """Import and warm up what :func:`print_summary` needs (in a report worker)."""
-    table([{"a": 1}], width=40)
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # not a real file: nothing to redirect
+            pass
 
 
 def _n(n: int, word: str) -> str:

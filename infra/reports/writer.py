@@ -32,14 +32,12 @@ EMBED_MAX_ELEVATION_CHARS = 60_000
 
 def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], outdir: Path,
                   analysis=None, highlight: str | None = None,
-                  diagrams: bool = True, xlsx_worker=None) -> ReportResult:
+                  diagrams: bool = True) -> ReportResult:
     """Write each of ``formats``; diagrams need ``analysis`` (a DesignAnalysis).
 
     ``diagrams=False`` (``--no-diagrams``) skips building and rendering every diagram,
     the workbook's embedded pictures included. Diagrams render in the background, in
-    parallel, while the JSON and the workbook's sheets are written. ``xlsx_worker``: a
-    :class:`infra.reports.worker.Worker` started with :func:`xlsx_preload`, which then
-    writes the workbook (its imports done while the analysis ran).
+    parallel, while the JSON and the workbook's sheets are written.
     """
     res = ReportResult()
     outdir = Path(outdir)
@@ -62,14 +60,8 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
         exe = find_renderer()
     # the workbook's pictures: known to come before they are drawn (bool(pngs) is True)
     pngs.expected = int(draw and diagrams and "xlsx" in formats and exe is not None)
-    book = xlsx_worker if "xlsx" in formats else None
-    sources = (_sources(data, analysis) if analysis is not None
-               and (book is not None or "html" in formats) else None)
-    if book is not None:  # its sheets are built there while the diagrams are drawn here
-        try:
-            book.submit(write_xlsx_job, data, outdir / f"{stem}.xlsx", bool(pngs), sources)
-        except OSError:  # the worker is gone (a broken pipe): the workbook is written here
-            book = None
+    sources = (_sources(data, analysis) if analysis is not None and "html" in formats
+               else None)
     done: dict[str, Path] = {}
     try:
         if draw:
@@ -77,15 +69,14 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
                 tmp = tempfile.TemporaryDirectory()
             _diagrams(analysis, data, highlight, diagram_fmts, outdir / stem,
                       Path(tmp.name) if tmp else None, res, pngs, diagram_files, exe,
-                      embed_pngs=diagrams and "xlsx" in formats, want_svg=want_svg,
-                      inline=book is not None)
+                      embed_pngs=diagrams and "xlsx" in formats, want_svg=want_svg)
         for fmt in formats:
             path = outdir / f"{stem}.{fmt}"
             if fmt == "json":
                 from infra.reports.json_report import write_json
 
                 done[fmt] = write_json(data, path)
-            elif fmt == "xlsx" and book is None:
+            elif fmt == "xlsx":
                 _import_openpyxl()
                 from infra.reports.xlsx_report import write_xlsx
 
@@ -102,14 +93,7 @@ def write_reports(data: dict[str, Any], stem: str, formats: tuple[str, ...], out
                 done[fmt] = write_design_html(data, pngs.svgs, sources or [], path)
             elif fmt not in DIAGRAM_FORMATS + ("xlsx",):  # pragma: no cover - click's choices
                 raise ValueError(f"unknown report format {fmt!r}")
-        if book is not None:
-            worker, book = book, None
-            if pngs:  # rendered: the worker waits for them to fill its last sheet
-                worker.send(list(pngs))
-            done["xlsx"] = worker.result()
     finally:
-        if book is not None:  # an error above: let the worker's job end too
-            _drain(book, bool(pngs))
         pngs.wait()
         if tmp is not None:
             tmp.cleanup()
@@ -147,33 +131,6 @@ class _Pngs:
         return len(self.items)
 
 
-def xlsx_preload() -> None:
-    """What writing a workbook imports, done ahead in a report worker (see write_reports)."""
-    _import_openpyxl()
-    from infra.reports import xlsx_bom, xlsx_extras, xlsx_print, xlsx_stream  # noqa: F401
-
-
-def write_xlsx_job(data: dict[str, Any], path: Path, pictures: bool,
-                   sources: list[dict] | None) -> Path:
-    """A report worker's job: the workbook of ``data``; its pictures, if any, arrive
-    later (the parent sends the rendered PNGs' titles and paths)."""
-    from infra.reports.worker import Later
-    from infra.reports.xlsx_report import write_xlsx
-
-    _import_openpyxl()
-    return write_xlsx(data, path, None, Later(pictures), sources)
-
-
-def _drain(worker, pictures: bool) -> None:
-    """Let a worker's workbook job end after the parent failed: no pictures, ignore it."""
-    try:
-        if pictures:
-            worker.send([])
-        worker.result()
-    except Exception:  # noqa: BLE001 - the parent's own error is the one reported
-        pass
-
-
 def _import_openpyxl() -> None:
     """Import openpyxl without numpy: it imports numpy only to recognise numpy numbers,
     which reports never hold, and that costs about 0.15 s of a one-second run."""
@@ -190,9 +147,9 @@ def _import_openpyxl() -> None:
 
 def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | None,
               res: ReportResult, pngs: _Pngs, files: list, exe: str | None, embed_pngs: bool,
-              want_svg: bool = False, inline: bool = False) -> None:
-    """Build and render every diagram in a background worker (``inline``: here, when the
-    workbook's sheets are built by a report worker meanwhile); ``pngs.wait()`` joins it."""
+              want_svg: bool = False) -> None:
+    """Build and render every diagram in a background process (a thread where a fork is
+    not possible); ``pngs.wait()`` joins it."""
 
     def work() -> dict:
         return _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
@@ -204,10 +161,7 @@ def _diagrams(analysis, data, highlight, fmts, target: Path, png_dir: Path | Non
         pngs.svgs += [(stem, title, Path(p)) for stem, title, p in out.get("svgs", [])]
         res.warnings.extend(w for w in dict.fromkeys(out["warnings"]) if w not in res.warnings)
 
-    if inline:
-        _apply(_capture(work), done)
-    else:
-        pngs.future = _background(work, done)
+    pngs.future = _background(work, done)
 
 
 def _build_and_render(analysis, data, highlight, fmts, target, png_dir, exe,
