@@ -23,8 +23,9 @@ Measured 2026-12-02 on the shared 2-core machine (CPU time, fresh process; load 
     after the reader work of issue 33 (libxml2 where it reads as expat, texts identical
     servers print read once, the NCCL dump only checked where the diff needs none of
     its figures, sized reads), load 4.7-6.7:
-    diff    10,240 nodes: 14.05 s and 13.25 s CPU (two runs, nothing else of ours
-            running), 94-95 MiB
+    diff    10,240 nodes: 14.05, 13.25 and 14.00 s CPU (three runs, nothing else of
+            ours running), 94-95 MiB; 20,480 nodes 27.10 s / 134 MiB, 1.94x of the
+            14.00 s run beside it (load 4.6-5.6)
     diff --distinct 1,024 / 10,240 nodes: 1.93 / 14.27 s, 61 / 90 MiB (exit 0)
     a full scan run beside our own tests (load 6.4; CPU time inflated by them):
     diff    1,024 / 10,240 / 20,480 nodes: 1.97 / 18.83 / 31.02 s, 62 / 94 / 132 MiB
