@@ -125,3 +125,13 @@ def test_e4_sparse_oversized_dump_refused_before_reading(tmp_path):
     with pytest.raises(InventoryError, match="is too large"):
         read_text(p, "nvidia-smi topo -m")
     assert os.stat(p).st_size == MAX_DUMP_BYTES + 1
+
+
+def test_a_superscript_digit_reads_as_absent_not_an_internal_error(tmp_path):
+    """'²' is a digit to str.isdigit but no number to int(): the reading is absent (was
+    a ValueError, exit 3)."""
+    inv = _copy(tmp_path)
+    p = inv / "r001n01/nvidia-smi-q.xml"
+    p.write_text(p.read_text().replace("<module_id>1</module_id>", "<module_id>\u00b2</module_id>", 1))
+    ids = [g.module_id for g in parse_smi_xml(p).gpus]
+    assert None in ids and len(ids) == 8

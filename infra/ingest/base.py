@@ -328,8 +328,8 @@ def small_int(digits: str, file: str, line: int, what: str) -> int:
 
 def to_int(text: str | None) -> int | None:
     """The leading integer of a value such as ``16x`` or ``5``; None when absent."""
-    if text is not None and text.isdigit() and len(text) <= MAX_DIGITS:
-        return int(text)  # the common case: a plain number
+    if text is not None and text.isdecimal() and len(text) <= MAX_DIGITS:
+        return int(text)  # the common case: a plain number ('²' is a digit, not decimal)
     t = na(text)
     if t is None:
         return None
