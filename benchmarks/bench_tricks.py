@@ -32,6 +32,7 @@ Run::
     python benchmarks/bench_tricks.py --runs 3
     python benchmarks/bench_tricks.py --runs 3 --markdown   # the guide's table
     python benchmarks/bench_tricks.py --jobs headline --tricks gc --runs 5
+    python benchmarks/bench_tricks.py --targets 200 --runs 3  # issue 32's item 2 targets
 """
 
 from __future__ import annotations
@@ -185,6 +186,61 @@ def run(job_names: list[str], tricks: list[str], runs: int, markdown: bool) -> d
     return table
 
 
+def targets(runs: int, scenarios: int) -> None:
+    """Issue 32's throughput targets (item 2), CPU time: a design-changing sweep scenario
+    on ``gb200_nvl72_576`` (target <= 20 ms), a cost-only scenario (<= 2 ms; the extra
+    CPU of N energy prices over one, per price), and 1,000 distinct layouts
+    ``--report json`` (<= 2 s, <= 200 MiB) and ``--report xlsx`` (<= 10 s), fresh
+    processes, minimum of ``runs``."""
+    base = ROOT / "designs" / "gb200_nvl72_576.yaml"
+
+    def cpu(fn) -> float:
+        t = time.process_time()
+        fn()
+        return time.process_time() - t
+
+    # as bench_sweep's "design" workload: every scenario a distinct design (PUE x the
+    # leaf tier's oversubscription, so the fabric is sized again)
+    pues = max(1, scenarios // 2)
+    design = {"parameters": {
+        "pue": {"path": "assumptions.pue", "range": {
+            "start": 1.0, "stop": 1.0 + (pues - 1) * 0.001, "step": 0.001}},
+        "o": {"path": "fabrics.compute.tiers.0.oversubscription", "values": [1, 2]}}}
+    scenarios = 2 * pues
+
+    def cost(n: int) -> dict:
+        return {"parameters": {"e": {"input": "energy_usd_per_kwh", "range": {
+            "start": 0.001, "stop": n * 0.001, "step": 0.001}}}}
+
+    print(f"# targets {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {load()}")
+    with tempfile.TemporaryDirectory() as tmpname:
+        tmp = Path(tmpname)
+        env = {"INFRA_DIAGRAM_CACHE": str(tmp / "diagrams"), "INFRA_CATALOG_CACHE": str(tmp / "c")}
+        argv = jobs(tmp, ["hall-json"])["hall-json"]
+        measure([], argv, env)  # caches warm
+        # first, while this process is small: a forked child's peak RSS counts its parent's
+        # pages until the exec
+        for fmt, goal in (("json", "2 s, 200 MiB"), ("xlsx", "10 s")):
+            args = [*argv[:3], fmt, *argv[4:], "--quiet"]
+            rs = [measure([], args, env) for _ in range(runs)]
+            print(f"1,000 layouts --report {fmt} -q: {min(c for _, c, _ in rs):6.2f} s CPU "
+                  f"(median {statistics.median(c for _, c, _ in rs):.2f}), "
+                  f"{max(m for _, _, m in rs):.0f} MiB (target {goal})", flush=True)
+    from infra.analysis.summary import analyze_file
+    from infra.sweeps import sweep
+
+    analyze_file(base)  # catalog cache warm, imports done
+    per_design = min(cpu(lambda: sweep(base, design, workers=1)) for _ in range(runs)) / scenarios
+    one = min(cpu(lambda: sweep(base, cost(1), workers=1)) for _ in range(runs))
+    many = min(cpu(lambda: sweep(base, cost(scenarios + 1), workers=1)) for _ in range(runs))
+    per_cost = (many - one) / scenarios
+    print(f"design-changing scenario, {base.name}: {per_design * 1000:7.1f} ms CPU "
+          f"(target 20 ms; {scenarios} scenarios, --workers 1)")
+    print(f"cost-only scenario:                          {per_cost * 1000:7.2f} ms CPU "
+          f"(target 2 ms; {scenarios + 1} energy prices against 1)")
+    print(f"# end {time.strftime('%H:%M UTC', time.gmtime())}, {load()}")
+
+
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--launch":
         off = [] if sys.argv[2] == "-" else sys.argv[2].split(",")
@@ -196,7 +252,12 @@ def main() -> None:
     ap.add_argument("--tricks", nargs="+", choices=[t for t in TRICKS if t not in REMOVED],
                     default=[t for t in TRICKS if t not in REMOVED])
     ap.add_argument("--markdown", action="store_true", help="also print the guide's table")
+    ap.add_argument("--targets", type=int, metavar="SCENARIOS",
+                    help="measure issue 32's throughput targets instead (sweeps of SCENARIOS)")
     a = ap.parse_args()
+    if a.targets:
+        targets(a.runs, a.targets)
+        return
     run(a.jobs, a.tricks, a.runs, a.markdown)
 
 
