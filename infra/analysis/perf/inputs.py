@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from infra.analysis.network.fat_tree import tier_ratios
 from infra.errors import TopologyError
 from infra.models.perf_parts import CollectiveModel
 from infra.models.resolve import ResolvedDesign
@@ -193,6 +192,8 @@ def place_job(t: DesignTiers, gpus: int) -> Placement:
         return Placement(gpus, ppn, nodes, fabric_nodes, leaves, "leaf", 1.0)
     # what a GPU gets above each tier: under-subscription (ratio < 1) adds headroom for
     # the tiers above, never more than the GPU injects (fat_tree.tier_ratios)
+    from infra.analysis.network.fat_tree import tier_ratios  # not on the JSON path's imports
+
     ratios = tier_ratios([x.oversubscription for x in t.tiers])
     if len(t.tiers) == 2 or fabric_nodes <= (t.nodes_per_pod or fabric_nodes):
         return Placement(gpus, ppn, nodes, fabric_nodes, leaves, "spine", ratios[0])
