@@ -141,3 +141,18 @@ def test_a_bug_in_a_scenario_is_not_a_quiet_exit_0(tmp_path, monkeypatch):
     assert "internal error in 1 of 2 scenarios of " in res.output
     assert "scenario 1" in res.output and "please report" in res.output
     assert written == ["gb200_nvl72.sweep.csv"]  # every row kept, the good one too
+
+
+def test_control_characters_in_grid_values_reach_the_workbook_escaped(tmp_path):
+    # found by the release fuzz run (sweep#429, #482): a grid value holding ESC made
+    # openpyxl raise IllegalCharacterError while the workbook was written (internal error)
+    import openpyxl
+
+    grid = {"parameters": {"pue": {"input": "pue", "values": [1.1, 1.2]},
+                           "red": {"path": "racks.nvl72.power_redundancy",
+                                   "values": ["N+N", "\x1b[31m"]}}}
+    res, written = _sweep(tmp_path, grid, "--report", "xlsx")
+    assert res.exit_code == 0, res.output
+    ws = openpyxl.load_workbook(tmp_path / "out" / "gb200_nvl72.sweep.xlsx")["Scenarios"]
+    names = [row[1] for row in ws.iter_rows(min_row=2, values_only=True)]
+    assert "pue=1.1,red=\\x1b[31m" in names, names

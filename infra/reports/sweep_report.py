@@ -75,7 +75,7 @@ def _xlsx(res, table: list[dict[str, Any]], path: Path) -> None:
     ws = wb.active
     ws.title = "Scenarios"
     cols = list(table[0]) if table else ["scenario"]
-    ws.append(cols)
+    ws.append([_cell(c) for c in cols])
     for r in table:
         ws.append([_cell(r.get(c)) for c in cols])
     ws.freeze_panes = "C2"
@@ -108,6 +108,16 @@ def _xlsx(res, table: list[dict[str, Any]], path: Path) -> None:
 
 
 def _cell(v: Any) -> Any:
-    if v is None or isinstance(v, (int, float, str, bool)):
+    if isinstance(v, str):
+        return _legal(v)
+    if v is None or isinstance(v, (int, float, bool)):
         return v
-    return json.dumps(v, default=str)
+    return _legal(json.dumps(v, default=str))
+
+
+def _legal(text: str) -> str:
+    """Control characters a worksheet cannot hold (a grid value or name with ESC or NUL:
+    openpyxl's IllegalCharacterError, an internal error) written as ``\\x1b``."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    return ILLEGAL_CHARACTERS_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
