@@ -66,7 +66,8 @@ def test_rejections_name_the_bound():
     reasons = {x["family"]: x["reason"] for x in r.rejected}
     # one GB200 SU needs 1.33 MW facility: the power bound allows 0 blocks
     assert "power allows 0" in reasons["gb200_nvl72_576"]
-    # 405B x 18 B = 7.3 TB of state needs 2 SUs of H100 (256 x 80 GB x 0.9 = 18.4 TB: 1)
+    # 405B x 18 B = 7.3 TB of state fits 1 SU of H100 (256 x 85.9 GB x 0.9 = 19.8 TB), but
+    # 0.3 MW allows no SU (1.2 MW facility a block)
     assert reasons["dgx_h100_su"].startswith("1 block(s) needed")
     r = synthesize(Budget(power_mw=20, capex_usd=5e8), only=("mi355x_cluster",))
     assert r.rejected[-1]["reason"].startswith("capex unknown")

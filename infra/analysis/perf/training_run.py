@@ -185,7 +185,7 @@ def _no_fit(arch, fig, chip, fw, n, smallest, given) -> InfeasibleDesignError:
     return InfeasibleDesignError(
         f"{arch.slug} does not fit on {n:,} GPU{'s' if n > 1 else ''}: its smallest split "
         f"({smallest.parallelism.text()}) needs {smallest.memory_gb:,.1f} GB per GPU ({mem}); "
-        f"each GPU has {usable:,.1f} GB usable ({chip.hbm_gb:g} GB x "
+        f"each GPU has {usable:,.1f} GB usable ({chip.hbm_gb:,.1f} GB of HBM x "
         f"{fw.hbm_usable_fraction:g}); the model's weights, gradients and optimizer state "
         f"alone are {need_total:,.0f} GB",
         hint="give more GPUs (--gpus) or a design with more HBM per GPU")
