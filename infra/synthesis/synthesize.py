@@ -121,9 +121,12 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
         raise InfraError(f"oversubscriptions {list(oversubscriptions)}: each must be 1 to 16",
                          hint="e.g. --oversubscription 1,2 (1: non-blocking, 2: 2:1)")
     oversubscriptions = tuple(sorted(set(oversubscriptions)))  # 2,2,2 is 2 once
+    def variants(f: Family) -> int:  # fabric variants a count is tried in
+        return ((len(oversubscriptions) if leaf_paths(f.data) else 1)
+                + (1 if rail_only and f.rails else 0))
+
     plans = [(f, *_counts(f, budget, arch, fw, every_count)) for f in fam]
-    todo = sum(len(c) * ((len(oversubscriptions) if leaf_paths(f.data) else 1)
-                         + (1 if rail_only and f.rails else 0)) for f, c, _, _ in plans)
+    todo = sum(len(c) * variants(f) for f, c, _, _ in plans)
     if todo > MAX_CANDIDATES:
         raise InfraError(f"{todo:,} candidates to analyse in full (at most "
                          f"{MAX_CANDIDATES:,})",
@@ -132,10 +135,8 @@ def synthesize(budget: Budget, *, skus: tuple[str, ...] = (), cooling: str | Non
                               "default count ladder (without --every-count)")
     space = pruned = 0
     for f, counts, why, total in plans:
-        variants = (len(oversubscriptions) if leaf_paths(f.data) else 1) + (
-            1 if rail_only and f.rails else 0)
-        space += total * variants
-        pruned += (total - len(counts)) * variants
+        space += total * variants(f)
+        pruned += (total - len(counts)) * variants(f)
         if why:
             rejected.append({"family": f.name, "gpu": f.gpu, "stage": "bound", "reason": why})
         for row, data in _evaluate_all(f, counts, budget, run, oversubscriptions, rail_only):

@@ -52,9 +52,9 @@ class Anchor:
     batch_sequences: int | None = None  # global batch (sequences); None: the model's
 
 
-def _nv(name, design, model, gpus, gbs, seq, par, tps, source=MBRIDGE):
+def _nv(name, design, model, gpus, gbs, seq, par, tps, source=MBRIDGE, role="held out"):
     return Anchor(name, design, model, gpus, par, seq, 1e12, "tokens_per_s_per_gpu", tps,
-                  source, "held out", "fp8", gbs)
+                  source, role, "fp8", gbs)
 
 
 ANCHORS = (
@@ -91,15 +91,15 @@ ANCHORS = (
         8192, "tp=1,pp=1,cp=1,mb=2,fsdp=1", 3986),
     _nv("Llama 3.1 405B, 128 GB200, FP8 (NeMo 25.09)", "gb200_nvl72_576", "llama-3-405b", 128,
         64, 8192, "tp=2,pp=1,cp=1,mb=1,fsdp=1", 729),
-    Anchor("DeepSeek-V3, 1,024 H100, FP8 (NeMo 25.09)", "llama3_h100_16k", "deepseek-v3", 1024,
-           "tp=2,pp=8,cp=1,vpp=4,ep=64,mb=1,fsdp=0", 4096, 1e12, "tokens_per_s_per_gpu", 1297,
-           MBRIDGE + ", dropless", "MoE, not held", "fp8", 8192),
-    Anchor("DeepSeek-V3, 256 B200, FP8 (NeMo 25.09)", "dgx_b200_su", "deepseek-v3", 256,
-           "tp=1,pp=16,cp=1,vpp=1,ep=8,mb=1,fsdp=0", 4096, 1e12, "tokens_per_s_per_gpu", 2265,
-           MBRIDGE + ", token drop", "MoE, not held", "fp8", 2048),
-    Anchor("DeepSeek-V3, 256 GB200, FP8 (NeMo 25.09)", "gb200_nvl72_576", "deepseek-v3", 256,
-           "tp=1,pp=4,cp=1,vpp=4,ep=64,mb=1,fsdp=0", 4096, 1e12, "tokens_per_s_per_gpu", 3454,
-           MBRIDGE + ", token drop", "MoE, not held", "fp8", 2048),
+    _nv("DeepSeek-V3, 1,024 H100, FP8 (NeMo 25.09)", "llama3_h100_16k", "deepseek-v3", 1024,
+        8192, 4096, "tp=2,pp=8,cp=1,vpp=4,ep=64,mb=1,fsdp=0", 1297, MBRIDGE + ", dropless",
+        "MoE, not held"),
+    _nv("DeepSeek-V3, 256 B200, FP8 (NeMo 25.09)", "dgx_b200_su", "deepseek-v3", 256, 2048,
+        4096, "tp=1,pp=16,cp=1,vpp=1,ep=8,mb=1,fsdp=0", 2265, MBRIDGE + ", token drop",
+        "MoE, not held"),
+    _nv("DeepSeek-V3, 256 GB200, FP8 (NeMo 25.09)", "gb200_nvl72_576", "deepseek-v3", 256, 2048,
+        4096, "tp=1,pp=4,cp=1,vpp=4,ep=64,mb=1,fsdp=0", 3454, MBRIDGE + ", token drop",
+        "MoE, not held"),
     Anchor("Llama 3.1 405B, whole run (GPU-hours)", "llama3_h100_16k", "llama-3-405b", 16384,
            "tp=8,cp=1,pp=16", None, 15.6e12, "gpu_hours", 30.84e6,
            "Llama 3.1 model card: 30.84M H100 GPU-hours; 15.6T tokens, 16,384 GPUs, "
