@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from infra.models.expand import expand_tray
+from infra.models.expand import TrayLayout
 from infra.models.parts import PRECISIONS, SPARSE_PRECISIONS, Cpu, Gpu
 from infra.models.resolve import ResolvedDesign, ResolvedLayout
 from infra.units import gb_to_tb, gib_to_gbyte, tflops_to_pflops
@@ -73,35 +73,37 @@ def _tray_chips(rd: ResolvedDesign, tray) -> tuple[tuple, tuple]:
     memo = rd.__dict__.setdefault("_tray_chips", {})
     hit = memo.get(tray.slug)
     if hit is None:
-        lay = expand_tray(tray, rd.catalog)
+        lay = rd.tray_layout(tray)
         hit = memo[tray.slug] = tuple(
             tuple(Counter(i.part.slug for i in lay.of_kind(k)).items()) for k in ("gpu", "cpu"))
     return hit
 
 
-def tray_cpu_memory_gb(tray, catalog) -> float | None:
-    """CPU memory of one tray: the tray's configured ``cpu_memory_gb`` (x86 servers: DIMMs)
-    or else the sum of its CPUs' catalog memory (Grace: LPDDR5X); None when unknown.
+def tray_cpu_memory_gb(lay: TrayLayout) -> float | None:
+    """CPU memory of one tray type (``lay``: the type expanded): the tray's configured
+    ``cpu_memory_gb`` (x86 servers: DIMMs) or else the sum of its CPUs' catalog memory
+    (Grace: LPDDR5X); None when unknown.
 
     Examples
     --------
     >>> from infra.models.catalog import load_catalog
+    >>> from infra.models.expand import expand_tray
     >>> cat = load_catalog()
-    >>> tray_cpu_memory_gb(cat.get("nvidia-gb300-compute-tray"), cat)  # 2 Grace x 480 GB
+    >>> tray_cpu_memory_gb(expand_tray(cat.get("nvidia-gb300-compute-tray"), cat))  # 2 Grace x 480 GB
     960.0
-    >>> tray_cpu_memory_gb(cat.get("nvidia-dgx-h100"), cat)  # configured DDR5 DIMMs
+    >>> tray_cpu_memory_gb(expand_tray(cat.get("nvidia-dgx-h100"), cat))  # configured DDR5 DIMMs
     2048.0
     """
-    if tray.cpu_memory_gb is not None:
-        return tray.cpu_memory_gb
-    return _sum([(i.part.memory_gb, 1) for i in expand_tray(tray, catalog).of_kind("cpu")])
+    if lay.tray.cpu_memory_gb is not None:
+        return lay.tray.cpu_memory_gb
+    return _sum([(i.part.memory_gb, 1) for i in lay.of_kind("cpu")])
 
 
 def summarize_compute(rd: ResolvedDesign, layouts: dict[str, int] | None = None) -> ComputeSummary:
     """Compute figures of the design (or of ``layouts``: layout name -> rack count)."""
     gpus, cpus = gpu_cpu_counts(rd, layouts)
-    types = {s: rd.catalog.get(s) for s in gpus}
-    cpu_types = {s: rd.catalog.get(s) for s in cpus}
+    types = {s: rd.part(s) for s in gpus}
+    cpu_types = {s: rd.part(s) for s in cpus}
     mem = _sum([(_tray_memory(rd, item.part), racks * item.count)
                 for lname, racks in (layouts or rd.rack_counts).items()
                 for item in rd.layouts[lname].of_kind("compute_tray")])
@@ -112,7 +114,7 @@ def _tray_memory(rd: ResolvedDesign, tray) -> float | None:
     """:func:`tray_cpu_memory_gb`, once per tray type."""
     memo = rd.__dict__.setdefault("_tray_memory", {})
     if tray.slug not in memo:
-        memo[tray.slug] = tray_cpu_memory_gb(tray, rd.catalog)
+        memo[tray.slug] = tray_cpu_memory_gb(rd.tray_layout(tray))
     return memo[tray.slug]
 
 
@@ -222,9 +224,9 @@ def _domain_memory(rd: ResolvedDesign, dom) -> ComputeSummary:
         if d["kind"] == "gpu":
             gpus[d["slug"]] += 1
         elif d["kind"] == "compute_tray":
-            tray = rd.catalog.get(d["slug"])
-            mem.append((tray_cpu_memory_gb(tray, rd.catalog), 1))
-            for inst in expand_tray(tray, rd.catalog).of_kind("cpu"):  # type: ignore[arg-type]
+            lay = rd.tray_layout(d["slug"])
+            mem.append((tray_cpu_memory_gb(lay), 1))
+            for inst in lay.of_kind("cpu"):
                 cpus[inst.part.slug] += 1
-    return aggregate(gpus, {s: rd.catalog.get(s) for s in gpus},  # type: ignore[misc]
-                     cpus, {s: rd.catalog.get(s) for s in cpus}, _sum(mem))  # type: ignore[misc]
+    return aggregate(gpus, {s: rd.part(s) for s in gpus},  # type: ignore[misc]
+                     cpus, {s: rd.part(s) for s in cpus}, _sum(mem))  # type: ignore[misc]

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from infra.errors import DesignError, InfeasibleDesignError, InfraError, did_you_mean
 from infra.models.catalog import Catalog, load_catalog, validation_error
 from infra.models.design import Design, ScaleUp
+from infra.models.expand import TrayLayout, expand_tray
 from infra.models.parts import Cable, Part
 from infra.models.systems import ComputeTray, CoolingUnit, Rack
 from infra.models.yamlio import line_of, read_yaml
@@ -98,10 +99,52 @@ class ResolvedDesign:
     pod_counts: Counter = field(default_factory=Counter)
     domain_shapes: list[DomainShape] = field(default_factory=list)
     pod_cooling: list[PodCoolingUse] = field(default_factory=list)
+    # Resolved once at load (issue 32): every catalog part the design names or its trays
+    # hold, by slug, and each compute tray type expanded into its instances. Analyses read
+    # these through part() and tray_layout(), never the catalog.
+    parts: dict[str, Part] = field(default_factory=dict)
+    tray_layouts: dict[str, TrayLayout] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.design.name
+
+    def part(self, slug: str, kind: str | tuple[str, ...] | None = None, *,
+             path: tuple | None = None) -> Part:
+        """The catalog part ``slug`` as this design uses it.
+
+        Parts the design's racks name, and every part inside its tray types, were resolved
+        when the design was loaded; a part named elsewhere (a fabric tier's switch, optic
+        or cable, a storage system, a GPU's collective model) is resolved on first use and
+        kept. An unknown slug or a part of another ``kind`` raises :class:`DesignError`
+        naming the design file and ``path``, the YAML path of the reference.
+
+        Examples
+        --------
+        >>> from infra.models.starter import DESIGNS_DIR
+        >>> rd = load_design(DESIGNS_DIR / "gb200_nvl72.yaml")
+        >>> rd.part("nvidia-gb200-compute-tray").kind
+        'compute_tray'
+        """
+        kinds = (kind,) if isinstance(kind, str) else kind
+        hit = self.parts.get(slug)
+        if hit is None or (kinds and hit.kind not in kinds):
+            looked: dict = self.__dict__.setdefault("_looked_up", {})
+            hit = looked.get(slug)
+            if hit is None or (kinds and hit.kind not in kinds):
+                hit = looked[slug] = self.catalog.get(slug, kind, file=str(self.file),
+                                                      path=path, error_cls=DesignError)
+        return hit
+
+    def tray_layout(self, tray: ComputeTray | str) -> TrayLayout:
+        """Compute tray type ``tray`` (a part or its slug) expanded into its named
+        instances (GPUs, CPUs, NICs, PCIe switches), expanded once at load."""
+        slug = tray if isinstance(tray, str) else tray.slug
+        lay = self.tray_layouts.get(slug)
+        if lay is None:
+            part = self.part(slug, "compute_tray")
+            lay = self.tray_layouts[slug] = expand_tray(part, self.catalog)  # type: ignore[arg-type]
+        return lay
 
     def tray_counts(self) -> Counter:
         """Compute tray slug -> count in the cluster."""
@@ -208,7 +251,26 @@ class _Resolver:
                                    "(a second NVLink tier)", cls=InfeasibleDesignError)
                 if lay.count("nvlink_switch_tray"):
                     self.add_domain(None, {name: 1}, mult[name], None)
+        self.resolve_parts()
         return self.out
+
+    def resolve_parts(self) -> None:
+        """Keep every part looked up while resolving, expand each compute tray type the
+        racks hold, and keep the parts inside it (resolved once, read by every analysis)."""
+        parts = self.out.parts
+        for (slug, _), part in self._parts.items():
+            parts[slug] = part
+        for name in self.out.rack_counts:
+            for item in self.out.layouts[name].of_kind("nvlink_switch_tray"):
+                chips = item.part.chips  # type: ignore[attr-defined]
+                parts.setdefault(chips.type, self.cat.get(chips.type))
+            for item in self.out.layouts[name].of_kind("compute_tray"):
+                slug = item.part.slug
+                if slug in self.out.tray_layouts:
+                    continue
+                lay = self.out.tray_layouts[slug] = expand_tray(item.part, self.cat)  # type: ignore[arg-type]
+                for inst in lay.instances.values():
+                    parts.setdefault(inst.part.slug, inst.part)
 
     def children(self, name: str) -> list[tuple[str, tuple]]:
         pod = self.d.pods.get(name)

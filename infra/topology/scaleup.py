@@ -52,7 +52,6 @@ from dataclasses import dataclass, field, fields, replace
 import networkx as nx
 
 from infra.errors import TopologyError
-from infra.models.expand import expand_tray
 from infra.models.parts import Gpu, NvlinkSwitchChip
 from infra.models.resolve import DomainShape, ResolvedDesign
 from infra.models.systems import ComputeTray
@@ -266,7 +265,7 @@ class _Build:
         chips: list[str] = []
         s = 0
         for item in lay.of_kind("nvlink_switch_tray"):
-            part = rd.catalog.get(item.part.chips.type)  # type: ignore[attr-defined]
+            part = rd.part(item.part.chips.type)  # type: ignore[attr-defined]
             if tier == 1:
                 self.t1_part = part  # type: ignore[assignment]
             else:
@@ -286,7 +285,7 @@ class _Build:
         t = 0
         used: Counter = Counter()
         for item in lay.of_kind("compute_tray"):
-            tray_lay = expand_tray(item.part, rd.catalog)  # type: ignore[arg-type]
+            tray_lay = rd.tray_layout(item.part)  # type: ignore[arg-type]
             for _ in range(item.count):
                 tn = f"{rack}.t{t}"
                 g.add_node(tn, kind="compute_tray", slug=item.part.slug, rack=rack)
@@ -376,7 +375,7 @@ def _tray_domains(rd: ResolvedDesign) -> list[ScaleUpDomain]:
 
 
 def _tray_domain(rd: ResolvedDesign, tray: ComputeTray, trays: int) -> ScaleUpDomain:
-    lay = expand_tray(tray, rd.catalog)
+    lay = rd.tray_layout(tray)
     gpus = lay.of_kind("gpu")
     chips = lay.of_kind("nvlink_switch_chip")
     g = nx.Graph()
@@ -570,7 +569,7 @@ def torus_domain(rd: ResolvedDesign, shape: DomainShape) -> ScaleUpDomain:
         g.add_edge(rack, f"{rack}.backplane", kind="contains")
         t = 0
         for item in rd.layouts[lname].of_kind("compute_tray"):
-            lay = expand_tray(item.part, rd.catalog)  # type: ignore[arg-type]
+            lay = rd.tray_layout(item.part)  # type: ignore[arg-type]
             for _ in range(item.count):
                 tn = f"{rack}.t{t}"
                 g.add_node(tn, kind="compute_tray", slug=item.part.slug, rack=rack)

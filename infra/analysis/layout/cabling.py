@@ -40,7 +40,6 @@ from infra.analysis.network.fabric import FabricResult
 from infra.analysis.layout.elevation import unit_positions
 from infra.analysis.layout.identity import node_identities
 from infra.analysis.layout.placement import Placement, network_placement
-from infra.models.expand import expand_tray
 from infra.models.resolve import ResolvedDesign
 
 UFM_COLUMNS = ("a_rack", "a_u", "a_device", "a_port", "b_rack", "b_u", "b_device", "b_port")
@@ -86,7 +85,7 @@ class _Plan:
     def _per(self, slug: str | None) -> int:
         if not slug:
             return 1
-        return max(1, int(self.rd.catalog.get(slug).gbit_s // self.f.link_gbit_s))  # type: ignore[attr-defined]
+        return max(1, int(self.rd.part(slug).gbit_s // self.f.link_gbit_s))  # type: ignore[attr-defined]
 
     def switch_end(self, name: str, port: int, tier: int) -> tuple:
         s = self.p.switches[name]
@@ -99,7 +98,7 @@ class _Plan:
         sb = self.p.switches[b_name]
         length = self._length(rack_a, u_a, sb.rack, sb.u)
         parts = [x for x in (t.lower_end, t.switch_end, cable) if x]
-        reaches = [self.rd.catalog.get(x).reach_m for x in parts]  # type: ignore[attr-defined]
+        reaches = [self.rd.part(x).reach_m for x in parts]  # type: ignore[attr-defined]
         reach = min((r for r in reaches if r), default=None)
         self.rows.append({
             "cable_id": f"{self.f.name}-{t.role}-{len(self.rows) + 1:05d}",
@@ -119,7 +118,7 @@ class _Plan:
 
     def _media(self, optic: str | None, cable: str | None) -> str:
         slug = optic or cable
-        return self.rd.catalog.get(slug).name if slug else "-"
+        return self.rd.part(slug).name if slug else "-"
 
     def _length(self, ra: str, ua: int | None, rb: str, ub: int | None) -> float:
         g = self.p.geometry
@@ -139,6 +138,6 @@ def _split(port: int, per: int) -> str:
 
 
 def _port_labels(rd: ResolvedDesign, tray: str, f: FabricResult) -> list[str]:
-    lay = expand_tray(rd.catalog.get(tray), rd.catalog)  # type: ignore[arg-type]
+    lay = rd.tray_layout(tray)
     return [f"{i.name}/{p.name}" for i in lay.of_kind("nic")
             if i.component.network in f.spec.networks for p in i.part.ports]  # type: ignore[attr-defined]

@@ -246,9 +246,8 @@ def _with_fabrics(rd: ResolvedDesign, nodes: list[NodeIdentity], racks: dict) ->
 
 
 def _on_fabric(rd: ResolvedDesign, tray: str, f) -> bool:
-    from infra.models.expand import expand_tray
 
-    lay = expand_tray(rd.catalog.get(tray), rd.catalog)  # type: ignore[arg-type]
+    lay = rd.tray_layout(tray)
     return any(i.component.network in f.spec.networks for i in lay.of_kind("nic"))
 
 

@@ -173,7 +173,7 @@ def _nat(name: str) -> list:
 def switch_power_w(rd: ResolvedDesign, f: FabricResult, tier: int) -> tuple[float, tuple[str, ...]]:
     """(W, unpublished parts) of one ``tier`` switch with the switch-end optics of its ports."""
     t = f.tiers[tier]
-    sw = rd.catalog.get(t.switch)
+    sw = rd.part(t.switch)
     unknown = []
     w = sw.max_power_w or 0.0  # type: ignore[attr-defined]
     if sw.max_power_w is None:  # type: ignore[attr-defined]
@@ -185,7 +185,7 @@ def switch_power_w(rd: ResolvedDesign, f: FabricResult, tier: int) -> tuple[floa
         up = f.tiers[tier + 1]
         optics.append((up.lower_end, up.lower_end_transceivers / t.switches))
     for slug, n in optics:
-        ow = rd.catalog.get(slug).max_power_w  # type: ignore[attr-defined]
+        ow = rd.part(slug).max_power_w  # type: ignore[attr-defined]
         if ow is None:
             unknown.append(slug)
         w += n * (ow or 0.0)
@@ -194,9 +194,9 @@ def switch_power_w(rd: ResolvedDesign, f: FabricResult, tier: int) -> tuple[floa
 
 def _fill(rd, f: FabricResult, tier: int, names: list[str], prefix: str, row: int,
           p: Placement) -> None:
-    rack = rd.catalog.get(NETWORK_RACK)
+    rack = rd.part(NETWORK_RACK)
     t = f.tiers[tier]
-    sw = rd.catalog.get(t.switch)
+    sw = rd.part(t.switch)
     h = float(sw.u_height or 1)  # type: ignore[attr-defined]
     per = int((rack.u_height - BOTTOM_FREE_U) // (h + 1))  # type: ignore[attr-defined]
     w, unknown = switch_power_w(rd, f, tier)
@@ -225,7 +225,7 @@ def _in_rack(rd, f: FabricResult, tors: list[tuple[str, str]], p: Placement) -> 
     from infra.analysis.layout.identity import rack_instances
 
     t = f.tiers[0]
-    sw = rd.catalog.get(t.switch)
+    sw = rd.part(t.switch)
     h = float(sw.u_height or 1)  # type: ignore[attr-defined]
     w, unknown = switch_power_w(rd, f, 0)
     layout = {ri.path: ri.layout for ri in rack_instances(rd)}
@@ -255,7 +255,7 @@ def network_elevations(rd: ResolvedDesign, p: Placement | None = None) -> list:
     if p is None:
         from infra.analysis.layout.netracks import network_rack_counts, rack_slots
 
-        rack = rd.catalog.get(NETWORK_RACK)
+        rack = rd.part(NETWORK_RACK)
         for f, tier, k, n in network_rack_counts(rd):
             top, h, _ = rack_slots(rd, f, tier)
             t = f.tiers[tier]
@@ -287,7 +287,7 @@ def _elevation(rd: ResolvedDesign, rack_type: str, u_height: int, sw: list, rack
     slots = []
     for u, h, slug, role, w, unknown in sw:
         w = None if unknown else w
-        slots.append(Slot(u, h, slug, rd.catalog.get(slug).name, "network_switch", role,
+        slots.append(Slot(u, h, slug, rd.part(slug).name, "network_switch", role,
                           w, 0.0 if w is not None else None, w))
     roles = sorted({s[3] for s in sw})
     label = f"network: {'/'.join(roles)} ({len(sw)} x {sw[0][2]})"

@@ -87,9 +87,8 @@ def design_bandwidth(rd: ResolvedDesign) -> DesignBandwidth:
 
 
 def _row(slug: str, n: int, tc: TrayContention, dom: ScaleUpDomain, rd) -> TrayBandwidth:
-    from infra.models.expand import expand_tray
 
-    lay = expand_tray(rd.catalog.get(slug), rd.catalog)  # type: ignore[arg-type]
+    lay = rd.tray_layout(slug)
     gpus = [i.name for i in lay.of_kind("gpu")]
     cpus = [i.name for i in lay.of_kind("cpu")]
     per = tc.per_source(SCALE_OUT)

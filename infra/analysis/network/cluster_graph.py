@@ -30,7 +30,6 @@ from infra.analysis.network.attach import core_of, leaf_ports, spine_of
 from infra.analysis.network.fabric import design_fabrics
 from infra.analysis.layout.identity import DEFAULT_HOST_PATTERN, node_identities, rack_instances
 from infra.errors import DesignError
-from infra.models.expand import expand_tray
 from infra.models.resolve import ResolvedDesign
 
 MAX_CLUSTER_GPUS = 4096
@@ -39,7 +38,7 @@ MAX_CLUSTER_GPUS = 4096
 def cluster_graph(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
                   max_gpus: int = MAX_CLUSTER_GPUS) -> nx.Graph:
     """Graph of every instance of ``rd`` (see the module notes)."""
-    gpus = sum(n * expand_tray(rd.catalog.get(s), rd.catalog).count("gpu")  # type: ignore[arg-type]
+    gpus = sum(n * rd.tray_layout(s).count("gpu")
                for s, n in rd.tray_counts().items())
     if gpus > max_gpus:
         raise DesignError(f"{rd.file}: the cluster scope lists every GPU and switch, so it is "
@@ -58,7 +57,7 @@ def cluster_graph(rd: ResolvedDesign, pattern: str = DEFAULT_HOST_PATTERN,
     for n in ids:
         g.add_node(n.path, kind="compute_tray", slug=n.tray, host=n.name, u=n.u or 0,
                    parent=n.rack, domain=n.domain)
-        for inst in expand_tray(rd.catalog.get(n.tray), rd.catalog).of_kind("gpu"):  # type: ignore[arg-type]
+        for inst in rd.tray_layout(n.tray).of_kind("gpu"):
             g.add_node(f"{n.path}/{inst.name}", kind="gpu", slug=inst.part.slug, parent=n.path)
     for f in design_fabrics(rd):
         nodes = [n for n in ids if n.group(f.name) is not None]

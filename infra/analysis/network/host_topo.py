@@ -1,7 +1,7 @@
 """One node's CPU / PCIe / GPU / NIC tree as NCCL models it, from a tray template.
 
-Built once per tray *type* from :func:`infra.models.expand.expand_tray` and the scale-up
-wiring; :mod:`infra.exports.nccl` writes it as an NCCL topology XML.
+Built once per tray *type* from the resolved design's expanded tray
+(:meth:`ResolvedDesign.tray_layout`) and the scale-up wiring; :mod:`infra.exports.nccl` writes it as an NCCL topology XML.
 
 Rules
 -----
@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infra.errors import TopologyError
-from infra.models.expand import TrayLayout, expand_tray
+from infra.models.expand import TrayLayout
 from infra.models.parts import Gpu, Nic
 from infra.models.resolve import ResolvedDesign
 from infra.topology.scaleup import scale_up_domains
@@ -89,7 +89,7 @@ def host_topologies(rd: ResolvedDesign) -> list[HostTopology]:
 
 def host_topology(rd: ResolvedDesign, slug: str, nvlinks: dict) -> HostTopology:
     """The tree of one tray type (see the module rules); ``nvlinks`` from the domains."""
-    lay = expand_tray(rd.catalog.get(slug), rd.catalog)  # type: ignore[arg-type]
+    lay = rd.tray_layout(slug)
     parent = _parents(lay)
     gpu_index = {g.name: i for i, g in enumerate(lay.of_kind("gpu"))}
     c2c = {gpu: grp.gbyte_s for grp in lay.c2c for gpu in grp.gpus}

@@ -113,7 +113,7 @@ def _tiers(rd: ResolvedDesign, bw, fabrics) -> DesignTiers:
     gpu = dom.gpu
     model = None
     if gpu.collective_model:
-        model = rd.catalog.get(gpu.collective_model, "collective_model")  # type: ignore[assignment]
+        model = rd.part(gpu.collective_model, "collective_model")  # type: ignore[assignment]
     worst = bw.worst()
     tray_gpus = worst.gpus_per_tray if worst else 1
     nic = _largest_interface(bw, worst.tray if worst else None, worst.worst_gpu if worst else "")
@@ -125,7 +125,7 @@ def _tiers(rd: ResolvedDesign, bw, fabrics) -> DesignTiers:
     rails = 0
     if f is not None:
         tiers = tuple(FabricTier(t.role, t.oversubscription, bool(getattr(
-            rd.catalog.get(t.switch), "in_network_reduction", False))) for t in f.spec.tiers)
+            rd.part(t.switch), "in_network_reduction", False))) for t in f.spec.tiers)
         leaf, pod, rails = _reach(rd, f)
     up = gpu.scale_up
     topology = dom.topology if dom.gpus > 1 else "none"

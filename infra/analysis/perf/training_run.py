@@ -134,7 +134,7 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
                             "timed", hint="give the GPU's catalog entry a collective_model")
     if precision not in ("bf16", "fp8"):
         raise TopologyError(f"precision {precision!r}", hint="choose bf16 or fp8")
-    gpu = rd.catalog.get(t.gpu)
+    gpu = rd.part(t.gpu)
     chip, note = chip_of(gpu)
     if precision == "fp8" and not chip.fp8_speedup:
         raise TopologyError(f"{t.gpu} has no FP8 peak in the catalog", hint="train in bf16")
