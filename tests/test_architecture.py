@@ -146,7 +146,7 @@ NOT_YET_RESOLVED = {
     "infra/analysis/cost/bom.py", "infra/analysis/cost/compare.py",
     "infra/analysis/cost/compare_metrics.py", "infra/analysis/layout/netracks.py",
     "infra/analysis/network/fabric.py", "infra/analysis/network/pcie.py",
-    "infra/analysis/network/storage.py", "infra/analysis/perf/train_anchors.py",
+    "infra/analysis/network/storage.py",
     "infra/analysis/power/envelopes.py", "infra/analysis/power/it_power.py",
     "infra/analysis/power/power_figures.py", "infra/analysis/power/supply.py",
     "infra/analysis/reliability/blast_radius.py", "infra/analysis/summary.py",

@@ -153,7 +153,7 @@ def calibrate_compute_efficiency(framework=None, lo: float = 0.5, hi: float = 1.
     if fw is None:
         from infra.models.resolve import load_design
 
-        fw = load_design(DESIGNS / f"{runs[0].design}.yaml").catalog.get("megatron-lm")
+        fw = load_design(DESIGNS / f"{runs[0].design}.yaml").part("megatron-lm", "training_framework")
 
     def log_error(f: float) -> float:
         g = fw.model_copy(update={"compute_efficiency_fraction": f})
