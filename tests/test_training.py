@@ -166,6 +166,23 @@ def test_run_arithmetic():
     assert set(d) >= {"mfu_fraction", "tokens_per_s", "step_time_s", "days", "gpu_hours",
                       "facility_energy_mwh", "goodput_fraction", "parallelism", "breakdown"}
     assert 0 < r.mfu_fraction < 0.81  # below MAMF / peak = 794.5 / 989
+    assert d["mfu_fp8_fraction"] is None  # a BF16 run has one MFU
+
+
+def test_fp8_run_states_mfu_against_both_peaks():
+    """An FP8 run's model FLOPs can pass the BF16 dense peak (GPT-3 175B on 128 H100 as
+    NVIDIA ran it); the FP8 MFU divides by the FP8 dense peak instead: H100 SXM 1,979 /
+    989 TFLOPS = 2.001 x the BF16 one, so MFU(FP8) = MFU(BF16) / 2.001 and both are
+    printed."""
+    import infra
+    from infra.reports.train_text import render_train
+
+    r = infra.train(DESIGNS / "dgx_h100_superpod.yaml", "gpt-3-175b", 1e12, gpus=128,
+                    precision="fp8", parallelism="tp=4,pp=8,cp=1,vpp=6,mb=1,fsdp=0")
+    assert r.mfu_fp8_fraction == pytest.approx(r.mfu_fraction / (1979 / 989))
+    assert r.mfu_fp8_fraction < 1
+    text = render_train(r.as_dict(), "table")
+    assert "MFU (BF16 dense peak)" in text and "MFU (FP8 dense peak)" in text
 
 
 def test_memory_by_hand():

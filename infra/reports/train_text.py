@@ -10,6 +10,7 @@ KEY = [("gpus", "GPUs", ""), ("parallelism", "Parallelism", ""),
        ("step_time_s", "Step time", "s"), ("tokens_per_s", "Tokens per second", "tokens/s"),
        ("model_tflops_per_gpu", "Model TFLOPS per GPU", "TFLOPS"),
        ("mfu_fraction", "MFU (BF16 dense peak)", ""),
+       ("mfu_fp8_fraction", "MFU (FP8 dense peak)", ""),
        ("memory_gb_per_gpu", "Memory per GPU", "GB"),
        ("goodput_fraction", "Goodput (failures)", ""), ("days", "Days", "days"),
        ("gpu_hours", "GPU-hours", "h"), ("it_energy_mwh", "IT energy", "MWh"),
@@ -39,6 +40,8 @@ def render_train(d: dict, fmt: str) -> str:
     width = max(len(label) for _, label, _ in KEY)
     for key, label, unit in KEY:
         v = d[key]
+        if key == "mfu_fp8_fraction" and v is None:
+            continue  # a BF16 run: one MFU
         extra = " (lower bound)" if key.startswith("usd") and d["cost_is_lower_bound"] and v else ""
         out.append(f"  {label:<{width}}  {_fmt(v)} {unit}{extra}".rstrip())
     out.append("\nStep time breakdown (s):")

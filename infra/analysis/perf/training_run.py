@@ -5,7 +5,8 @@ design, rounded down to whole scale-up domains), takes the user's parallelism or
 chooses the fastest that fits (:mod:`infra.analysis.perf.training`), then:
 
 - tokens/s = tokens per step / step time; MFU = model FLOPs / (step time x GPUs x BF16
-  dense peak); TFLOPs per GPU = model FLOPs per GPU / step time;
+  dense peak) (the Llama 3 paper's convention), and for an FP8 run also against the FP8
+  dense peak (an FP8 run can pass 100 % of the BF16 peak); TFLOPs per GPU = model FLOPs per GPU / step time;
 - days = tokens / (tokens/s x goodput) / 86,400, goodput from the failure review
   (interruptions of a job of that size, Daly's checkpoint interval, restart time);
 - GPU-hours = GPUs x days x 24; energy = the design's typical IT power x the job's share
@@ -54,6 +55,14 @@ class TrainingRun:
     pue: float = 1.0
     usd_per_gpu_hour: float | None = None
     peak_bf16_tflops: float = 0.0
+    fp8_peak_ratio: float = 0.0  # FP8 / BF16 dense peak of the GPU (0: no FP8)
+
+    @property
+    def mfu_fp8_fraction(self) -> float | None:
+        """MFU against the FP8 dense peak, for an FP8 run (None otherwise)."""
+        if self.precision != "fp8" or not self.fp8_peak_ratio:
+            return None
+        return self.mfu_fraction / self.fp8_peak_ratio
 
     def as_dict(self) -> dict:
         s = self.step
@@ -65,6 +74,8 @@ class TrainingRun:
             "tokens_per_s": round(self.tokens_per_s, 1),
             "model_tflops_per_gpu": round(self.model_tflops_per_gpu, 1),
             "mfu_fraction": round(self.mfu_fraction, 4),
+            "mfu_fp8_fraction": (None if self.mfu_fp8_fraction is None
+                                 else round(self.mfu_fp8_fraction, 4)),
             "goodput_fraction": round(self.goodput_fraction, 4), "days": round(self.days, 2),
             "gpu_hours": round(self.gpu_hours), "it_energy_mwh": round(self.it_energy_mwh, 1),
             "facility_energy_mwh": round(self.facility_energy_mwh, 1),
@@ -165,7 +176,7 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
         None if usd is None else usd * n * hours,
         None if usd is None else usd * n * hours / (tokens / 1e6), lower,
         fig.flops_per_token, fig.attention_flops_per_token, assumptions, it_kw,
-        analysis.power.pue, usd, chip.peak_bf16_tflops)
+        analysis.power.pue, usd, chip.peak_bf16_tflops, chip.fp8_speedup)
 
 
 def _complete(given: dict) -> bool:
