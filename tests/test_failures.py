@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 
 import pytest
@@ -269,3 +270,130 @@ def test_job_availability_is_the_jobs_share_not_the_full_domain():
     # the full-cluster job keeps the full-domain figure: 72 GPUs in 1 domain
     assert full.metrics()["job_all_domains_availability_fraction"] == \
         full.metrics()["domain_full_availability_fraction"]
+
+
+# --- checkpoint times from the design's storage (issue 29, item 4) ----------------------
+
+@pytest.fixture(scope="module")
+def meta():
+    return review_file(DESIGNS / "meta_h100_24k.yaml", samples=1000)
+
+
+def _daly_goodput(write_h: float, restart_h: float, m: float) -> float:
+    """Daly's interval and complete goodput, written out here (not the module's code)."""
+    x = write_h / (2 * m)
+    tau = math.sqrt(2 * write_h * m) * (1 + math.sqrt(x) / 3 + x / 9) - write_h
+    return tau / (m * math.exp(restart_h / m) * (math.exp((tau + write_h) / m) - 1))
+
+
+def test_meta_checkpoint_written_to_its_storage(meta):
+    """Meta 24k: the storage (Tectonic, 2,000 GB/s sustained) writes every checkpoint.
+
+    GPU side: 800 Gb/s of front-end NIC per 8 GPUs = 12.5 GB/s per GPU; 24,576 x 12.5
+    = 307,200 GB/s > 2,000, so the storage binds. A checkpoint of 4 GB per GPU (Llama 3
+    section 3.3.1, the largest): 24,576 x 4 = 98,304 GB / 2,000 GB/s = 49.152 s to write,
+    49.152 s to read back on a restart: 20 min + 49.152 / 60 = 20.8192 min.
+    The rates file's 60 s / 20 min are no longer used.
+    """
+    ck = meta.checkpoint
+    assert ck.storage == "tectonic" and ck.gbyte_per_gpu == 4
+    assert ck.write_seconds == pytest.approx(49.152)
+    assert ck.read_seconds == pytest.approx(49.152)
+    assert meta.job.checkpoint_write_seconds == pytest.approx(49.152)
+    assert meta.job.restart_minutes == pytest.approx(20.8192)
+    m = meta.job.mtbi_hours
+    assert meta.job.goodput_fraction == pytest.approx(
+        _daly_goodput(49.152 / 3600, 20.8192 / 60, m), rel=1e-9)
+    # and it differs from the 60 s / 20 min default: 0.7552 -> 0.7597 (shorter write)
+    assert meta.job.goodput_fraction > _daly_goodput(60 / 3600, 20 / 60, m)
+    rows = {r["item"]: r for r in meta.as_dict()["tables"]["job_assumptions"]}
+    assert rows["checkpoint_write_seconds"]["tag"] == "storage"
+    assert "'tectonic'" in rows["checkpoint_write_seconds"]["basis"]
+    assert "98.3 TB at 2,000 GB/s write" in rows["checkpoint_write_seconds"]["basis"]
+    assert rows["checkpoint_read_seconds"]["value"] == pytest.approx(49.152)
+    assert rows["restart_minutes"]["tag"] == "assumption + storage"
+    assert rows["checkpoint_gigabytes_per_gpu"]["tag"] == "assumption"
+    assert "2407.21783" in rows["checkpoint_gigabytes_per_gpu"]["basis"]
+
+
+def test_meta_checkpoint_per_job_size_and_size_given():
+    """Llama 3's 16,384 GPUs: 16,384 x 4 GB = 65,536 GB / 2,000 = 32.768 s (the storage
+    guide's 32.77 s). 1 GB per GPU on 160 GPUs: the NICs bind (160 x 12.5 = 2,000 GB/s,
+    exactly the storage): 160 GB / 2,000 = 0.08 s."""
+    r = review_file(DESIGNS / "meta_h100_24k.yaml", job_gpus=16_384, samples=1000)
+    assert r.job.checkpoint_write_seconds == pytest.approx(32.768)
+    assert r.job.restart_minutes == pytest.approx(20 + 32.768 / 60)
+    r = review_file(DESIGNS / "meta_h100_24k.yaml", job_gpus=160, samples=1000,
+                    checkpoint_gbyte_per_gpu=1.0)
+    assert r.job.checkpoint_write_seconds == pytest.approx(0.08)
+    rows = {x["item"]: x for x in r.job_assumptions()}
+    assert rows["checkpoint_gigabytes_per_gpu"] == {
+        "item": "checkpoint_gigabytes_per_gpu", "value": 1.0,
+        "basis": "--checkpoint-gb-per-gpu", "tag": "given"}
+
+
+def test_checkpoint_given_wins_and_fallback_says_why(meta):
+    """--checkpoint-seconds beats the storage (and no read-back is added); a design
+    without storage keeps the rates file's 60 s and says why."""
+    r = review_file(DESIGNS / "meta_h100_24k.yaml", checkpoint_write_seconds=30, samples=1000)
+    assert r.job.checkpoint_write_seconds == 30 and r.job.restart_minutes == 20
+    rows = {x["item"]: x for x in r.job_assumptions()}
+    assert rows["checkpoint_write_seconds"]["basis"] == \
+        "--checkpoint-seconds (the design's storage is not used)"
+    assert "checkpoint_read_seconds" not in rows
+    r = review_file(DESIGNS / "meta_h100_24k.yaml", restart_minutes=5, samples=1000)
+    assert r.job.restart_minutes == 5  # given: the whole restart, no read added
+    assert r.job.checkpoint_write_seconds == pytest.approx(49.152)
+    r = review_file(DESIGNS / "llama3_h100_16k.yaml", samples=1000)
+    rows = {x["item"]: x for x in r.job_assumptions()}
+    assert r.job.checkpoint_write_seconds == 60 and rows["checkpoint_write_seconds"]["tag"] == \
+        "assumption"
+    assert rows["checkpoint_write_seconds"]["basis"].endswith(
+        "(rates file; the design declares no storage)")
+
+
+def test_free_checkpoint_goodput_is_the_time_not_restarting():
+    """delta = 0: Daly's tau = 0, goodput -> e^(-R/M) (was 0); R = 20 min, M = 3 h:
+    e^(-1/9) = 0.894839."""
+    assert daly_interval(0.0, 3.0) == 0.0
+    assert goodput(0.0, 0.0, 1 / 3, 3.0) == pytest.approx(math.exp(-1 / 9))
+    assert goodput(0.0, 0.0, 0.0, math.inf) == 1.0
+
+
+def test_failures_cli_checkpoint_basis_in_text_json_and_compare(run_cli, tmp_path):
+    res = run_cli("failures", str(DESIGNS / "meta_h100_24k.yaml"), "--samples", "1000",
+                  "--checkpoint-gb-per-gpu", "2")
+    assert res.exit_code == 0, res.output
+    # 24,576 x 2 GB = 49,152 GB / 2,000 GB/s = 24.576 s
+    assert ("goodput assumes checkpoint_write_seconds = 24.58 [storage: 'tectonic' "
+            "(meta-tectonic-llama3): 2 GB per GPU x 24,576 GPUs = 49.15 TB at 2,000 GB/s write"
+            in res.output)
+    assert "goodput assumes checkpoint_gigabytes_per_gpu = 2 [given: --checkpoint-gb-per-gpu]" \
+        in res.output
+    res = run_cli("failures", str(DESIGNS / "meta_h100_24k.yaml"),
+                  str(DESIGNS / "llama3_h100_16k.yaml"), "--samples", "1000", "--report", "xlsx",
+                  "-o", str(tmp_path))
+    assert res.exit_code == 0, res.output
+    assert "meta_h100_24k: checkpoint_write_seconds = 49.15 [storage:" in res.output
+    assert "llama3_h100_16k: checkpoint_write_seconds = 60 [assumption:" in res.output
+    import openpyxl
+
+    wb = openpyxl.load_workbook(tmp_path / "failures-meta_h100_24k-vs-llama3_h100_16k.xlsx")
+    rows = list(wb["Job assumptions"].iter_rows(values_only=True))
+    assert rows[0] == ("Design", "Item", "Value", "Given or assumed", "Basis")
+    by = {(r[0], r[1]): r for r in rows[1:]}
+    assert by[("meta_h100_24k", "checkpoint_write_seconds")][2:4] == (49.152, "storage")
+    assert by[("llama3_h100_16k", "checkpoint_write_seconds")][2:4] == (60, "assumption")
+
+
+def test_storage_guide_quotes_the_failures_goodput(meta):
+    """docs/guides/fabrics-storage.md quotes the storage-derived goodput and the one the
+    rates file's 60 s / 20 min would give (--checkpoint-seconds 60 --restart-minutes 20)."""
+    from conftest import ROOT
+
+    prose = " ".join((ROOT / "docs/guides/fabrics-storage.md").read_text().split())
+    old = review_file(DESIGNS / "meta_h100_24k.yaml", checkpoint_write_seconds=60,
+                      restart_minutes=20, samples=1000)
+    assert (f"Goodput is {meta.job.goodput_fraction:.4f}, against "
+            f"{old.job.goodput_fraction:.4f} with the assumed 60 s write") in prose
+    assert f"in {meta.job.checkpoint_write_seconds:.2f} s" in prose

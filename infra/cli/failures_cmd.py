@@ -28,8 +28,16 @@ from infra.cli.params import COUNT, SEED, FiniteFloat, rows_option
               help="GPUs of the job (default: the largest multiple of the domain that fits).")
 @click.option("--checkpoint-seconds", type=FiniteFloat(0, 1e7, what="up to 4 months"),
               default=None,
-              help="Checkpoint write time (default: the rates file's job section).")
-@click.option("--restart-minutes", type=FiniteFloat(0, 1e6, what="up to 2 years"), default=None)
+              help="Checkpoint write time (default: written to the design's storage, if it "
+                   "declares one that every GPU of the job reaches; else the rates file's job "
+                   "section).")
+@click.option("--checkpoint-gb-per-gpu", "checkpoint_gb", type=FiniteFloat(0, 1e4, what="up to 10 TB"),
+              default=None,
+              help="Checkpoint size per GPU, GB, written to and read back from the design's "
+                   "storage  [default: 4, the largest per-GPU state of Llama 3]")
+@click.option("--restart-minutes", type=FiniteFloat(0, 1e6, what="up to 2 years"), default=None,
+              help="The whole restart (default: the rates file's job section, plus reading "
+                   "the checkpoint back from the design's storage where it is used).")
 @click.option("--target", type=FiniteFloat(0, 1, lo_open=True, hi_open=True), default=0.99,
               show_default=True, help="Availability target for spares.")
 @click.option("--samples", type=click.IntRange(1000, 10_000_000),
@@ -39,7 +47,7 @@ from infra.cli.params import COUNT, SEED, FiniteFloat, rows_option
 @click.option("--catalog", "catalog_dir", type=click.Path(path_type=Path), multiple=True)
 @rows_option
 def failures(files, fmt, reports, outdir, rates_file, rates_db, job_gpus, checkpoint_seconds,
-             restart_minutes, target, samples, seed, catalog_dir, max_rows) -> None:
+             checkpoint_gb, restart_minutes, target, samples, seed, catalog_dir, max_rows) -> None:
     """Failure review of design FILE(s); two or more are compared side by side, and
     --report then writes one combined report (failures-A-vs-B.<ext>)."""
     from infra.analysis.reliability.failure_review import review_file
@@ -59,7 +67,8 @@ def failures(files, fmt, reports, outdir, rates_file, rates_db, job_gpus, checkp
     with progress_bar("Monte Carlo availability rows") as (_, advance):
         datas = [review_file(f, catalog=catalog, rates_file=rates_file, job_gpus=job_gpus,
                              checkpoint_write_seconds=checkpoint_seconds,
-                             restart_minutes=restart_minutes, target=target, samples=samples,
+                             restart_minutes=restart_minutes,
+                             checkpoint_gbyte_per_gpu=checkpoint_gb, target=target, samples=samples,
                              seed=seed, progress=advance, site_rates=site).as_dict()
                  for f in files]
     names = [Path(f).stem for f in files]

@@ -218,6 +218,9 @@ def render_compare(datas: list[dict[str, Any]], names: list[str]) -> str:
     c = compare_rows(datas, names)
     out = ["Designs: " + "; ".join(f"{n} = {d['design']['name']}" for n, d in zip(names, datas)), ""]
     out += [table(_pretty(c["metrics"]), ["metric", *names, "unit"]), ""]
+    out += ["Checkpoint and restart times behind the goodput, and their basis:"]
+    out += [f"  {n}: {a['item']} = {sig(a['value'])} [{a['tag']}: {a['basis']}]"
+            for n, d in zip(names, datas) for a in d["tables"].get("job_assumptions", [])] + [""]
     out += ["Interrupting events per year by component kind:",
             table(_pretty(c["interrupting_events_per_year_by_kind"]), ["component_kind", *names]),
             ""]

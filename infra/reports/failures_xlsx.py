@@ -3,7 +3,9 @@
 Sheets: "Side by side" (each figure, its value per design as a number with its unit,
 and as text to the precision it has: availability with nines and hours down a year),
 "Events by kind", "Availability" (with nines and downtime hours as formulas on the
-availability cells) and one "Components" sheet per design (rates tagged when assumed).
+availability cells), "Job assumptions" (each design's checkpoint and restart times with
+their basis: given, the design's storage or the rates file) and one "Components" sheet
+per design (rates tagged when assumed).
 Page setup as every workbook (:func:`infra.reports.xlsx_print.page_setup`); written
 atomically.
 """
@@ -64,6 +66,11 @@ def build_compare_workbook(datas: list[dict[str, Any]], names: list[str]):
         av[f"D{i}"].number_format = av[f"E{i}"].number_format = "0.000%"
         av[f"G{i}"].number_format = "0.00"
         av[f"H{i}"].number_format = "#,##0.0"
+    ja = wb.create_sheet("Job assumptions")
+    _head(ja, ["Design", "Item", "Value", "Given or assumed", "Basis"])
+    for n, d in zip(names, datas):
+        for a in d["tables"].get("job_assumptions", []):
+            ja.append([n, a["item"], a["value"], a["tag"], a["basis"]])
     for n, d in zip(names, datas):
         comp = wb.create_sheet(f"{_SHEET_BAD.sub('_', n)[:20]} components")
         _head(comp, ["Kind", "Component", "Count", "Rate per unit per year", "Rate (as written)",

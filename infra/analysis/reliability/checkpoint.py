@@ -52,7 +52,8 @@ def goodput(interval: float, write: float, restart: float, mtbi: float) -> float
     or a restart: wall time per compute segment = M e^(R/M) (e^((tau + delta)/M) - 1),
     so goodput = tau / [M e^(R/M) (e^((tau + delta)/M) - 1)]. For tau, delta, R << M it
     tends to 1 - delta/tau - (tau/2 + R)/M (first order). ``mtbi`` = inf gives
-    tau / (tau + delta).
+    tau / (tau + delta). A checkpoint that costs nothing (delta = 0) is taken all the time
+    (Daly's tau = 0): the limit tau -> 0, e^(-R/M), the share of time not restarting.
 
     Examples
     --------
@@ -60,9 +61,13 @@ def goodput(interval: float, write: float, restart: float, mtbi: float) -> float
     1.0
     >>> goodput(1.0, 1e308, 1e308, 1e-3)  # restarts that never end: no goodput, no overflow
     0.0
+    >>> round(goodput(0.0, 0.0, 1.0, 10.0), 6)  # free checkpoints: e^(-1/10)
+    0.904837
     """
     if interval <= 0:
-        return 0.0
+        if write == 0 and 0 < mtbi and not math.isinf(mtbi):
+            return math.exp(-restart / mtbi)
+        return 0.0 if write > 0 or mtbi <= 0 else 1.0
     if math.isinf(mtbi):
         return interval / (interval + write)
     if mtbi <= 0:

@@ -15,8 +15,9 @@ from infra.analysis.reliability.availability import (
     AvailabilityRow, availability_rows, closed_form, spare_domains_needed, spares_needed,
 )
 from infra.analysis.reliability.failures import (
-    DAYS_PER_YEAR, FailureRow, Geometry, JobView, default_job_gpus, domain_model,
-    failure_rows, geometry, job_view, unmodelled,
+    DAYS_PER_YEAR, CheckpointTimes, FailureRow, Geometry, JobView, check_job_gpus,
+    checkpoint_times, default_job_gpus, domain_model, failure_rows, geometry, job_view,
+    unmodelled,
 )
 from infra.analysis.summary import analyze_file
 from infra.models.catalog_types import Catalog
@@ -37,6 +38,7 @@ class FailureReview:
     spare_trays_per_domain: int | None
     spare_domains: int | None
     unmodelled: list[str]
+    checkpoint: CheckpointTimes | None = None  # where the write and restart times come from
 
     def metrics(self) -> dict[str, Any]:
         intr = [r for r in self.rows if r.interrupts and r.events_per_year]
@@ -57,8 +59,8 @@ class FailureReview:
             "job_scale_up_domains": j.domains,
             "job_interruptions_per_day": _r(j.interruptions_per_day),
             "job_mtbi_hours": _r(j.mtbi_hours, 2),
-            "checkpoint_write_seconds": j.checkpoint_write_seconds,
-            "restart_minutes": j.restart_minutes,
+            "checkpoint_write_seconds": _r(j.checkpoint_write_seconds),
+            "restart_minutes": _r(j.restart_minutes),
             "young_checkpoint_interval_minutes": _r(j.young_interval_minutes, 2),
             "daly_checkpoint_interval_minutes": _r(j.daly_interval_minutes, 2),
             "job_goodput_fraction": _r(j.goodput_fraction),
@@ -94,7 +96,11 @@ class FailureReview:
         }
 
     def job_assumptions(self) -> list[dict[str, Any]]:
-        """Where the checkpoint and restart times behind the goodput come from."""
+        """Where the checkpoint and restart times behind the goodput come from: given, the
+        design's storage, or the rates file
+        (:func:`~infra.analysis.reliability.failures.checkpoint_times`)."""
+        if self.checkpoint is not None:
+            return [dict(r) for r in self.checkpoint.rows]
         j, rates = self.job, self.rates.job
         rows = []
         for item, value, default, flag in (
@@ -146,6 +152,7 @@ def review_file(
     job_gpus: int | None = None,
     checkpoint_write_seconds: float | None = None,
     restart_minutes: float | None = None,
+    checkpoint_gbyte_per_gpu: float | None = None,
     target: float = 0.99,
     samples: int = 400_000,
     seed: int = 0,
@@ -157,8 +164,11 @@ def review_file(
     Rates: ``catalogs/rates/default.yaml``, then the design's ``failure_rates``, then
     ``site_rates`` (a label and rows in the rates-file schema: the site's own posteriors
     from :func:`infra.history.rates`), then ``rates_file``. ``job_gpus`` defaults to the
-    largest multiple of the domain size that fits; checkpoint write and restart times
-    default to the rates file's ``job``.
+    largest multiple of the domain size that fits. Checkpoint write and restart times:
+    given; else, where the design declares storage that all the job's GPUs reach, a
+    checkpoint of ``checkpoint_gbyte_per_gpu`` (default 4 GB) per GPU written at the
+    storage's bound and read back on each restart; else the rates file's ``job``
+    (:func:`~infra.analysis.reliability.failures.checkpoint_times`).
     """
     a = analyze_file(path, catalog)
     rates = load_rates(design_rows=a.rd.design.failure_rates, design_file=a.rd.file,
@@ -166,14 +176,15 @@ def review_file(
                        site_source=site_rates[0] if site_rates else "<site history>")
     geo = geometry(a)
     rows = failure_rows(a, rates)
-    job = job_view(rows, geo, job_gpus or default_job_gpus(geo),
-                   rates.job.checkpoint_write_seconds if checkpoint_write_seconds is None
-                   else checkpoint_write_seconds,
-                   rates.job.restart_minutes if restart_minutes is None else restart_minutes)
+    n = job_gpus or default_job_gpus(geo)
+    check_job_gpus(geo, n)  # before the storage is asked about a job that cannot run
+    ck = checkpoint_times(a, rates, n, checkpoint_write_seconds, restart_minutes,
+                          checkpoint_gbyte_per_gpu)
+    job = job_view(rows, geo, n, ck.write_seconds, ck.restart_minutes)
     model = domain_model(rows, geo, rates)
     share = job_share(job.job_gpus, job.domains)
     avail = availability_rows(model, job.domains, samples, seed, progress, job_share=share)
     p_dom = closed_form(model, share)  # a spare domain stands in for one holding the job's share
     return FailureReview(a.rd.name, _display(a.rd.file), rates, geo, rows, job, avail, target,
                          spares_needed(model, target), spare_domains_needed(p_dom, job.domains, target),
-                         unmodelled(a, rates))
+                         unmodelled(a, rates), ck)

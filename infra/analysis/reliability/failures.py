@@ -16,6 +16,14 @@ Lambda = sum(count in the job x rate) (Poisson, independent). Interruptions per 
 Lambda / 365; mean time between interruptions (MTBI) = 8760 / Lambda hours. Checkpoint
 interval and goodput: :mod:`infra.analysis.reliability.checkpoint`.
 
+Checkpoint write and restart times (:func:`checkpoint_times`), first that applies:
+``--checkpoint-seconds`` (given); the design's storage (its ``storage:`` entries, the
+fastest-writing one that all the job's GPUs reach): a checkpoint of G GB per GPU (4 GB,
+the largest per-GPU model state Meta gives for Llama 3, unless given) written at the
+storage's bound for the job (:func:`infra.analysis.network.storage.checkpoint_seconds`)
+and read back on every restart (added to the restart time); else the rates file's
+``job`` section (an assumption).
+
 Assumptions: rates are constant in time (no infant mortality, no wear-out); failures are
 independent (no common cause beyond the shared parts modelled); every interruption
 costs one restart. Redundant units (N+1 power shelves) are charged their events but do
@@ -35,6 +43,12 @@ from infra.models.rates import FailureRate, RateTable
 from infra.units import HOURS_PER_YEAR
 
 DAYS_PER_YEAR = HOURS_PER_YEAR / 24  # 365: the convention of the rates' calibration
+# Llama 3 (Meta, arXiv 2407.21783) section 3.3.1: "each GPU's model state" is 1 MB to
+# 4 GB; the largest is taken (a longer write, a lower goodput), as catalogs/storage/
+# meta-tectonic-llama3.yaml and the fabrics-storage guide relay it.
+CHECKPOINT_GBYTE_PER_GPU = 4.0
+CHECKPOINT_SIZE_SOURCE = ("Llama 3 (arXiv 2407.21783) section 3.3.1: a GPU's model state is "
+                          "1 MB to 4 GB; the largest is taken (--checkpoint-gb-per-gpu to change)")
 TRAY_KINDS = ("compute_tray", "superchip", "cpu", "nic", "pcie_switch")
 NVLINK_KINDS = ("nvlink_switch_chip", "nvlink_switch_tray", "nvlink_backplane")
 
@@ -86,6 +100,100 @@ class JobView:
     daly_interval_minutes: float
     goodput_fraction: float
     by_kind_per_day: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
+class CheckpointTimes:
+    """A job's checkpoint write and restart times, with what each rests on."""
+
+    write_seconds: float
+    restart_minutes: float
+    read_seconds: float | None  # reading the checkpoint back on a restart (storage only)
+    gbyte_per_gpu: float | None  # checkpoint size per GPU (storage only)
+    storage: str | None  # the storage entry used, if any
+    rows: tuple[dict, ...]  # job_assumptions rows: item, value, basis, tag
+
+
+def job_storage(a: DesignAnalysis, job_gpus: int):
+    """The fastest-writing storage that every GPU of a ``job_gpus`` job reaches, or None."""
+    if not a.rd.design.storage:
+        return None
+    from infra.analysis.network.storage import design_storage
+
+    reach = [s for s in design_storage(a.rd, a.fabrics) if s.gpus >= job_gpus]
+    return max(reach, key=lambda s: s.job_gbyte_s(job_gpus, True), default=None)
+
+
+def checkpoint_times(a: DesignAnalysis, rates: RateTable, job_gpus: int,
+                     write_seconds: float | None = None, restart_minutes: float | None = None,
+                     gbyte_per_gpu: float | None = None) -> CheckpointTimes:
+    """Checkpoint write and restart times of a job of ``job_gpus`` GPUs on design ``a``.
+
+    ``write_seconds`` given wins; else the storage all the job's GPUs reach writes a
+    checkpoint of ``gbyte_per_gpu`` (default :data:`CHECKPOINT_GBYTE_PER_GPU`) GB per
+    GPU at its bound, and a restart (``restart_minutes``, default the rates file's) reads
+    it back (the read is added unless ``restart_minutes`` is given: given, it is the
+    whole restart); else the rates file's ``job`` section. Each row's basis says which.
+    """
+    job = rates.job
+    store = job_storage(a, job_gpus) if write_seconds is None else None
+    if store is None:
+        if write_seconds is not None:
+            w_basis, w_tag = "--checkpoint-seconds" + (
+                " (the design's storage is not used)" if a.rd.design.storage else ""), "given"
+        else:
+            write_seconds, w_tag = job.checkpoint_write_seconds, "assumption"
+            if not a.rd.design.storage:
+                why = "the design declares no storage"
+            else:
+                why = f"no storage of the design reaches all {job_gpus:,} GPUs of the job"
+            w_basis = f"{job.job_source} (rates file; {why})"
+        rows = [_row("restart_minutes", restart_minutes, job.restart_minutes, "--restart-minutes",
+                     job.job_source),
+                {"item": "checkpoint_write_seconds", "value": write_seconds, "basis": w_basis,
+                 "tag": w_tag}]
+        restart = job.restart_minutes if restart_minutes is None else restart_minutes
+        return CheckpointTimes(write_seconds, restart, None, None, None, tuple(rows))
+    from infra.analysis.network.storage import checkpoint_seconds
+
+    gb = CHECKPOINT_GBYTE_PER_GPU if gbyte_per_gpu is None else gbyte_per_gpu
+    total = gb * 1e9 * job_gpus
+    write_s = checkpoint_seconds(store, total, job_gpus)
+    read_s = checkpoint_seconds(store, total, job_gpus, write=False)
+    where = f"{store.name!r} ({store.slug})"
+    size = f"{gb:g} GB per GPU x {job_gpus:,} GPUs = {total / 1e12:,.4g} TB"
+
+    def at(write: bool) -> str:
+        return (f"{size} at {store.job_gbyte_s(job_gpus, write):,.4g} GB/s "
+                f"{'write' if write else 'read'} (bound: {store.binds(job_gpus, write)})")
+
+    if restart_minutes is None:
+        restart = job.restart_minutes + read_s / 60.0
+        r_row = {"item": "restart_minutes", "value": round(restart, 4),
+                 "basis": f"{job.restart_minutes:g} min ({job.job_source}) + {read_s:,.4g} s "
+                          f"reading the checkpoint back from storage {where}",
+                 "tag": "assumption + storage"}
+    else:
+        restart = restart_minutes
+        r_row = {"item": "restart_minutes", "value": restart,
+                 "basis": "--restart-minutes (the whole restart; the storage read-back is "
+                          "not added)", "tag": "given"}
+    rows = [r_row,
+            {"item": "checkpoint_write_seconds", "value": round(write_s, 4),
+             "basis": f"{where}: {at(True)}", "tag": "storage"},
+            {"item": "checkpoint_read_seconds", "value": round(read_s, 4),
+             "basis": f"{where}: {at(False)}", "tag": "storage"},
+            {"item": "checkpoint_gigabytes_per_gpu", "value": gb,
+             "basis": "--checkpoint-gb-per-gpu" if gbyte_per_gpu is not None
+             else CHECKPOINT_SIZE_SOURCE,
+             "tag": "given" if gbyte_per_gpu is not None else "assumption"}]
+    return CheckpointTimes(write_s, restart, read_s, gb, store.name, tuple(rows))
+
+
+def _row(item: str, given: float | None, default: float, flag: str, source: str) -> dict:
+    if given is not None:
+        return {"item": item, "value": given, "basis": flag, "tag": "given"}
+    return {"item": item, "value": default, "basis": source, "tag": "assumption"}
 
 
 def geometry(a: DesignAnalysis) -> Geometry:
@@ -179,15 +287,20 @@ def default_job_gpus(geo: Geometry) -> int:
     return geo.gpus // geo.domain * geo.domain
 
 
+def check_job_gpus(geo: Geometry, job_gpus: int) -> None:
+    """Refuse a job that does not fit the cluster (exit 2)."""
+    if not 1 <= job_gpus <= geo.gpus:
+        raise InfeasibleDesignError(
+            f"a job of {job_gpus} GPUs does not fit a cluster of {geo.gpus} GPUs",
+            hint=f"use --job-gpus between 1 and {geo.gpus}")
+
+
 def job_view(rows: list[FailureRow], geo: Geometry, job_gpus: int, checkpoint_write_s: float,
              restart_min: float) -> JobView:
     """Interruptions, MTBI, checkpoint interval and goodput of a job of ``job_gpus``."""
     from infra.analysis.reliability.checkpoint import daly_interval, goodput, young_interval
 
-    if not 1 <= job_gpus <= geo.gpus:
-        raise InfeasibleDesignError(
-            f"a job of {job_gpus} GPUs does not fit a cluster of {geo.gpus} GPUs",
-            hint=f"use --job-gpus between 1 and {geo.gpus}")
+    check_job_gpus(geo, job_gpus)
     by_kind: dict[str, float] = {}
     for r in rows:
         if r.interrupts and r.rate_per_year:
