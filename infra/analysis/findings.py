@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from infra.errors import LOCATE, format_path, locate_line
 
-KINDS = ("power_supply", "rack_rating", "cooling_capacity", "cooling_redundancy")
+KINDS = ("power_supply", "rack_rating", "cooling_capacity", "cooling_redundancy", "rack_load")
 
 
 @dataclass(frozen=True)

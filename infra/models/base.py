@@ -59,6 +59,7 @@ PHYSICAL_MAX: tuple[tuple[str, str, float, str], ...] = (
     # (how the name matches: "in" / "end" / "start" / "is", key, bound, why)
     ("in", "fraction", 1.0, "a fraction"),
     ("is", "u_height", 60, "no rack is taller than 60U"),
+    ("end", "_kg", 10_000.0, "no rack, loaded or not, weighs 10 t"),
     ("end", "_ghz", 10.0, "no CPU clocks above 10 GHz"),
     ("end", "_tbyte_s", 1_000.0, "1 PB/s per device"),
     ("end", "_gbyte_s", 100_000.0, "100 TB/s per link or device"),
@@ -142,6 +143,10 @@ def _has_minimum(metadata: list, low: float) -> bool:
 def _bounded(metadata: list) -> bool:
     return any(isinstance(m, (at.Le, at.Lt)) for m in metadata) or any(
         isinstance(m, at.Interval) and (m.le is not None or m.lt is not None) for m in metadata)
+
+
+WEIGHT_DOC = ("Weight of the unit as installed, in kg without packaging (the vendor's figure; "
+              "None: not published, named as missing in rack weights).")
 
 
 class Strict(BaseModel):

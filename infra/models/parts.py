@@ -20,6 +20,7 @@ from infra.models.base import (
     Slug,
     Sourced,
     Strict,
+    WEIGHT_DOC,
 )
 
 PRECISIONS = ("fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp8", "fp6", "fp4", "int8")
@@ -358,6 +359,7 @@ class NvlinkSwitchTray(Part, Powered):
     u_height: PosFloat
     chips: Ref
     max_power_w: PosFloat | None = None
+    weight_kg: PosFloat | None = Field(None, description=WEIGHT_DOC)
 
 
 class NetworkSwitch(Part, Powered):
@@ -370,6 +372,7 @@ class NetworkSwitch(Part, Powered):
     in_network_reduction: bool = False  # SHARP (InfiniBand Quantum): NCCL CollNet can use it
     u_height: PosFloat | None = None
     max_power_w: PosFloat | None = None
+    weight_kg: PosFloat | None = Field(None, description=WEIGHT_DOC)
 
     @property
     def capacity_tbit_s(self) -> float:

@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from infra.models.base import (Lanes, NonNegFloat, PerPartCount, PosFloat, PositiveCount, Slug,
-                               Strict)
+from infra.models.base import (WEIGHT_DOC, Lanes, NonNegFloat, PerPartCount, PosFloat, PositiveCount,
+                               Slug, Strict)
 from infra.models.parts import Part, Powered
 
 CoolingMedium = Literal["liquid", "air"]
@@ -78,6 +78,7 @@ class ComputeTray(Part, Powered):
     nic_assignments: list[NicAssignment] = Field(
         [], description="Which GPU or CPU drives each NIC interface.")
     max_power_w: PosFloat | None = None  # published whole-system figure, if any
+    weight_kg: PosFloat | None = Field(None, description=WEIGHT_DOC)
     # CPU (DDR) memory the server is configured with, when it is a server property (x86
     # DIMMs) rather than the CPUs' own (Grace LPDDR5X); None: the CPUs' memory_gb sum.
     cpu_memory_gb: PosFloat | None = None
@@ -116,6 +117,12 @@ class Rack(Part):
     cooling: Literal["air", "liquid", "hybrid"]
     max_power_kw: PosFloat | None = None  # feed / busbar limit when published
     reference_it_kw: PosFloat | None = None  # published (often analyst) whole-rack estimate
+    weight_kg: PosFloat | None = Field(None, description="The empty enclosure's weight, kg.")
+    static_load_kg: PosFloat | None = Field(
+        None, description="The enclosure's static load rating: the most its units may weigh, kg.")
+    loaded_weight_kg: PosFloat | None = Field(
+        None, description="The vendor's weight of the whole rack as shipped full, kg (shown "
+        "beside the weight computed from its units).")
     envelopes: list[Envelope] = []
 
     @model_validator(mode="after")
@@ -135,6 +142,7 @@ class PowerShelf(Part):
     psu_kw: PosFloat | None = None
     psu_redundancy: Redundancy | None = None  # None: not published (installed sum used)
     efficiency: float | None = Field(default=None, gt=0, le=1)  # AC->DC, when published
+    weight_kg: PosFloat | None = Field(None, description=WEIGHT_DOC)
 
     @property
     def usable_kw(self) -> float:
@@ -148,6 +156,7 @@ class Pdu(Part):
     kind: Literal["pdu"] = "pdu"
     u_height: NonNegFloat = 0
     capacity_kw: PosFloat
+    weight_kg: PosFloat | None = Field(None, description=WEIGHT_DOC)
 
 
 class CoolingUnit(Part, Powered):
@@ -166,6 +175,7 @@ class CoolingUnit(Part, Powered):
     module_name: str | None = None
     module_capacity_kw: PosFloat | None = None
     max_power_w: PosFloat | None = None
+    weight_kg: PosFloat | None = Field(None, description=WEIGHT_DOC)
 
 
 class GenericUnit(Part, Powered):
@@ -174,6 +184,7 @@ class GenericUnit(Part, Powered):
     kind: Literal["rack_unit"] = "rack_unit"
     u_height: NonNegFloat
     max_power_w: PosFloat | None = None
+    weight_kg: PosFloat | None = Field(None, description=WEIGHT_DOC)
     cooling: CoolingMedium = "air"
 
 

@@ -1,0 +1,64 @@
+"""Rack weights (issue 30 item 5: "rack weight where the catalog has it"): the sum of the
+published weights of a rack's enclosure and units, a lower bound naming what is
+unpublished, the vendor's loaded weight beside it, and a finding over the enclosure's
+static load rating."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+from infra.analysis.layout.elevation import rack_elevations
+from infra.analysis.layout.placement import network_elevations
+from infra.analysis.layout.weight import hall_weight, weight_findings
+from infra.analysis.power.it_power import design_power
+from infra.models.resolve import load_design
+
+
+def _hall(name):
+    rd = load_design(ROOT / "designs" / f"{name}.yaml")
+    return rd, hall_weight(rd, rack_elevations(rd, design_power(rd)) + list(network_elevations(rd)))
+
+
+def test_dgx_h100_su_racks_by_hand():
+    """dgx_h100_su: 8 racks of 4 DGX H100 in a 42U enclosure, and two network racks.
+    Compute rack: 134.09 kg enclosure (APC AR3300, NetBox copy [3P]) + 4 x 130.45 kg (DGX
+    H100 user guide, max [V]) = 655.89 kg, a lower bound: the rack PDUs (apc-ap8886) have
+    no weight in the catalog, so no planning figure is claimed. Leaf rack: 134.09 + 8 QM9700
+    x 14.8 kg = 252.49 kg, every part published. Total: 8 x 655.89 + 252.49 + (134.09 +
+    4 x 14.8 = 193.29) = 5,692.9 kg."""
+    _, w = _hall("dgx_h100_su")
+    by = {r.layout: r for r in w.racks}
+    dgx = by["dgx4"]
+    assert dgx.kg == pytest.approx(134.09 + 4 * 130.45)
+    assert dgx.missing == ("apc-ap8886",) and dgx.planning_kg is None
+    assert "apc-ap8886 unpublished" in dgx.basis
+    leaf = next(r for r in w.racks if r.layout.startswith("network: leaf"))
+    assert leaf.complete and leaf.planning_kg == pytest.approx(134.09 + 8 * 14.8)
+    assert w.total_kg == pytest.approx(8 * 655.89 + 252.49 + 193.29)
+    assert not w.complete
+
+
+def test_published_loaded_weight_is_the_planning_figure_when_parts_are_unpublished():
+    """GB200 NVL72: the compute, switch and power trays have no published weight; the
+    rack's published loaded weight, 1.36 t (3,000 lb, a third-party relay of NVIDIA's GTC
+    2024 figure), is the planning figure, the parts' sum shown as a bound beside it."""
+    _, w = _hall("gb200_nvl72_576")
+    nvl = next(r for r in w.racks if r.layout == "nvl72")
+    assert nvl.published_kg == 1360 and nvl.planning_kg == 1360
+    assert "nvidia-gb200-compute-tray" in nvl.missing
+    assert nvl.basis.startswith("the rack's published loaded weight (1,360 kg)")
+    assert w.heaviest.layout == "nvl72"
+
+
+def test_over_the_enclosure_rating_is_a_finding_with_its_line():
+    """The same DGX rack in an enclosure rated for 500 kg: its units weigh 4 x 130.45 =
+    521.8 kg > 500 kg, a rack_load finding at the layout's line; within 1,701 kg none."""
+    rd, w = _hall("dgx_h100_su")
+    assert weight_findings(rd, w) == []
+    rack = rd.part("generic-42u-air-rack")
+    rd.parts["generic-42u-air-rack"] = rack.model_copy(update={"static_load_kg": 500.0})
+    w = hall_weight(rd, rack_elevations(rd, design_power(rd)))
+    (f,) = [f for f in weight_findings(rd, w) if "dgx4" in f.message]
+    assert f.kind == "rack_load" and "521.8 kg" in f.message and "500 kg" in f.message
+    assert f.path == "racks.dgx4" and f.line is not None
