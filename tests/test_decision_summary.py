@@ -49,7 +49,7 @@ def test_default_output_is_one_80x50_screen_findings_first(name, analyses):
     # the committee's figures follow, in this order, and no table
     labels = [ln[2:].split("  ")[0] for ln in lines[figures + 1:]
               if ln.startswith("  ") and ln[2:3].strip()]
-    assert labels[:6] == ["GPUs", "Peak dense BF16", "Achievable BF16",
+    assert labels[:7] == ["GPUs", "Racks", "Peak dense BF16", "Achievable BF16",
                           "IT power (design maximum)", "Facility power", "Highest IT per rack"]
     assert "Worst single failure" in labels and "Capex, priced lines" in labels
     assert "Bill of materials" not in res.output and "Blast radius" not in res.output
@@ -64,7 +64,12 @@ def test_the_figures_are_the_analysis_figures(analyses):
     out = res.output
     m = analyses["dgx_h100_superpod.yaml"]["metrics"]
     assert m["gpus"] == 127 * 8 == 1016
-    assert "  GPUs " in out and " 1,016  GPUs  nvidia-h100-sxm5 in 32 racks" in out
+    assert "  GPUs " in out and " 1,016  GPUs  nvidia-h100-sxm5\n" in out
+    # Racks: every rack on the floor, the fabric's 4 leaf + 1 spine network racks too
+    assert (m["compute_racks"], m["network_racks"]) == (32, 5)
+    assert m["racks"] == m["compute_racks"] + m["other_racks"] + m["network_racks"]
+    other = f" + {m['other_racks']} management/storage" if m["other_racks"] else ""
+    assert f" {m['racks']}  racks  32 compute{other} + 5 network\n" in out
     assert f" {m['it_power_kw'] / 1000:.3f}  MW" in out and " 1.374  MW" in out
     assert " 40.8  kW  layout dgx4 x 31: liquid 0 kW + air 40.8 kW" in out
     assert f" {m['capex_priced_usd']:,.0f}  USD  lower bound: " \

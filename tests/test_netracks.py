@@ -118,7 +118,9 @@ def test_superpod_network_racks_in_racks_and_power_per_rack(catalog):
 
     data = analyze_file(DESIGNS / "dgx_h100_superpod.yaml", catalog).as_dict()
     m, rows = data["metrics"], data["tables"]["power_by_rack"]
-    assert (m["racks"], m["network_racks"]) == (32, 5)  # 31 dgx4 + 1 dgx3; 4 + 1
+    # Racks counts every rack on the floor: 31 dgx4 + 1 dgx3 compute, 4 leaf + 1 spine
+    assert (m["compute_racks"], m["network_racks"]) == (32, 5)
+    assert m["racks"] == 32 + m["other_racks"] + 5
     net = {r["layout"]: r for r in rows if r["layout"].startswith("network: ")}
     leaf = net["network: leaf (8 x nvidia-quantum-2-qm9700)"]
     spine = net["network: spine (16 x nvidia-quantum-2-qm9700)"]

@@ -46,7 +46,7 @@ def _tray_envelope(a, slug: str):
 def test_hgx_b300_su_compute(b300):
     m = b300.metrics()
     # 32 servers x 8 B300 = 256 GPUs; 2 x Xeon 6776P each = 64 CPUs
-    assert (m["gpus"], m["cpus"], m["compute_trays"], m["racks"]) == (256, 64, 32, 8)
+    assert (m["gpus"], m["cpus"], m["compute_trays"], m["compute_racks"]) == (256, 64, 32, 8)
     # dense: BF16 256 x 2,250 TF = 576 PF; FP8 256 x 4,500 = 1,152 PF;
     # FP4 256 x 14,000 (datasheet "18 | 14 PF") = 3,584 PF
     assert m["peak_dense_pflops_bf16"] == pytest.approx(576)
@@ -182,7 +182,7 @@ def test_hgx_h200_cluster_power(h200):
 
 def test_liquid_hgx_h100_rack_heat_split(h100lc):
     m = h100lc.metrics()
-    assert (m["gpus"], m["racks"], m["compute_trays"]) == (512, 8, 64)
+    assert (m["gpus"], m["compute_racks"], m["compute_trays"]) == (512, 8, 64)
     # 64 x 10.2 kW = 652.8 kW + 12 SN5600 x 1,096 W + (512 / 2 + 512) twin optics x 15 W
     assert m["it_power_kw"] == pytest.approx(652.8 + 12 * 1.096 + 768 * 0.015)
     (rack,) = h100lc.power.racks

@@ -64,12 +64,22 @@ class DesignAnalysis:
 
     def metrics(self) -> dict[str, Any]:
         c, p = self.compute, self.power
+        layout_racks = sum(self.rd.rack_counts.values())
+        compute_racks = sum(n for name, n in self.rd.rack_counts.items()
+                            if self.rd.layouts[name].count("compute_tray"))
+        network_racks = sum(e.racks for e in network_elevations(self.rd))
         m: dict[str, Any] = {
             "gpus": c.gpus,
             "cpus": c.cpus,
             "cpu_cores": c.cpu_cores,
-            "racks": sum(self.rd.rack_counts.values()),
-            "network_racks": sum(e.racks for e in network_elevations(self.rd)),
+            # every rack on the floor: the design's racks (compute; management or storage,
+            # no compute tray) and the network racks the fabric's leaf and spine switches
+            # stand in (as the cabling plan and NetBox place them); per-GPU and per-tray
+            # figures use ``compute_racks``
+            "racks": layout_racks + network_racks,
+            "compute_racks": compute_racks,
+            "other_racks": layout_racks - compute_racks,
+            "network_racks": network_racks,
             "compute_trays": sum(self.rd.tray_counts().values()),
             "hbm_tbyte": _r(c.hbm_tbyte),
             "hbm_gib": _r(c.hbm_gib),

@@ -27,6 +27,8 @@ FIXED = {
     "capex_is_lower_bound": ("Capex is a lower bound", "", None),
     "gpus_per_facility_mw": ("GPUs per facility MW", "per MW", "#,##0.0"),
     "racks_per_facility_mw": ("Racks per facility MW", "per MW", "#,##0.00"),
+    "racks": ("Racks (compute + network)", "", "#,##0"),
+    "it_power_kw_per_rack": ("IT power per rack, average of all racks", "kW", "#,##0.00"),
     "peak_dense_tflops_bf16_per_1000_usd": ("Peak dense BF16 TFLOPS per $1,000",
                                             "TFLOPS per $1,000", "#,##0.00"),
     "hbm_gib_per_1000_usd": ("HBM per $1,000", "GiB per $1,000", "#,##0.00"),

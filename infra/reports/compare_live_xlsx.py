@@ -49,7 +49,7 @@ _WORD = re.compile(r"^[a-z_+-]+$")
 
 
 def _head(ws, row: int, labels: list[str]) -> None:
-    from infra.reports.xlsx_report import style_header
+    from infra.reports.xlsx_style import style_header
 
     for c, text in enumerate(labels, start=1):
         ws.cell(row=row, column=c, value=text)

@@ -76,7 +76,7 @@ def inputs_sheet(wb, inputs: dict[str, Any], lines: list[dict]) -> dict[str, int
     from openpyxl.workbook.defined_name import DefinedName
 
     from infra.reports.cellsafe import formula
-    from infra.reports.xlsx_report import style_header, widths
+    from infra.reports.xlsx_style import style_header, widths
 
     ws = wb.create_sheet("Inputs")
     ws.append(["Input", "Value", "Name", "Source"])
@@ -155,7 +155,7 @@ def tco_sheet(wb, rows: list[dict], inputs: dict[str, Any], check: dict | None,
     given = ["option", "capex_scope", "gpus", "it_power_kw", "pue_ratio", pf_col]
     ws = wb.create_sheet("TCO")
     ws.append([tco_header(k) for k in keys])
-    from infra.reports.xlsx_report import style_header
+    from infra.reports.xlsx_style import style_header
 
     style_header(ws, 1)
     c = {k: L(i + 1) for i, k in enumerate(keys)}

@@ -45,7 +45,7 @@ def xl(v: Any) -> Any:
 
 def _sheet(wb, title: str, rows: list[dict]):
     from infra.reports.labels import metric_label
-    from infra.reports.xlsx_report import style_header
+    from infra.reports.xlsx_style import style_header
 
     ws = wb.create_sheet(title)
     cols = list(rows[0]) if rows else ["(empty)"]

@@ -1,19 +1,20 @@
 """The decision summary: what a committee decides on, first in every report (issue 30).
 
-One block, built once from the JSON-contract dict and laid out by every report (terminal,
-markdown, HTML, the xlsx Summary): the findings first (design-rule errors, then
-warnings, counted), then a handful of figures: GPUs, peak and achievable PFLOPS, IT and
-facility MW, the highest per-rack kW and where its heat goes, capex with its scope and
-bound, the worst single failure and the predicted all-reduce bus bandwidth where the
-design has one. Nothing is computed here: figures are chosen from the analysis (a kW
-figure is shown in MW, the highest per-rack row is picked), never derived.
+One block, built once from the JSON-contract dict and laid out by every report
+(terminal, markdown, HTML, the xlsx Summary): the findings first (design-rule errors,
+then warnings, counted), then a handful of figures: GPUs, racks (compute + network),
+peak and achievable PFLOPS, IT and facility MW, the highest per-rack kW and where its
+heat goes, capex with its scope and bound, the worst single failure and the predicted
+all-reduce bus bandwidth where the design has one. Nothing is computed here: figures are
+chosen from the analysis (a kW figure is shown in MW, the highest per-rack row is
+picked), never derived.
 
 Examples
 --------
 >>> from infra.analysis.summary import analyze_file
 >>> d = decision_summary(analyze_file("designs/dgx_h100_superpod.yaml").as_dict())
 >>> d["counts"], [f["key"] for f in d["figures"]][:3]
-({'errors': 0, 'warnings': 2}, ['gpus', 'peak_dense_pflops_bf16', 'achievable_pflops_bf16'])
+({'errors': 0, 'warnings': 2}, ['gpus', 'racks', 'peak_dense_pflops_bf16'])
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from infra.reports.labels import metric_label, shown_unit, value_text
 
-FIGURES = ("gpus", "peak_dense_pflops_bf16", "achievable_pflops_bf16", "it_power_mw",
+FIGURES = ("gpus", "racks", "peak_dense_pflops_bf16", "achievable_pflops_bf16", "it_power_mw",
            "facility_power_mw", "max_it_kw_per_rack", "liquid_heat_kw", "air_heat_kw",
            "capex_priced_usd", "worst_single_failure_gpus",
            "allreduce_busbw_8gib_domain_gbyte_s", "allreduce_busbw_8gib_design_gbyte_s")
@@ -80,9 +81,9 @@ def _fig(key: str, value: Any, note: str = "", label: str | None = None,
 def _figure(key: str, m: dict, t: dict) -> dict[str, Any] | None:
     if key == "gpus":
         gpus = sorted({r["slug"] for r in t.get("bill_of_materials", ()) if r.get("kind") == "gpu"})
-        racks = m.get("racks")
-        where = f" in {racks:,} rack{'' if racks == 1 else 's'}" if isinstance(racks, int) else ""
-        return _fig(key, m.get("gpus"), ", ".join(gpus) + where, unit="GPUs")
+        return _fig(key, m.get("gpus"), ", ".join(gpus), unit="GPUs")  # racks: next line
+    if key == "racks":
+        return _fig(key, m.get(key), racks_note(m), unit="racks")
     if key == "peak_dense_pflops_bf16":
         others = [f"{p.upper()} {value_text(f'peak_dense_pflops_{p}', m.get(f'peak_dense_pflops_{p}'))}"
                   for p in ("fp8", "fp4") if f"peak_dense_pflops_{p}" in m]
@@ -123,6 +124,24 @@ def _figure(key: str, m: dict, t: dict) -> dict[str, Any] | None:
     if key in OPTIONAL:
         return _fig(key, m[key]) if m.get(key) is not None else None
     return None
+
+
+def racks_note(m: dict) -> str:
+    """How the rack count splits: compute racks, management or storage racks (the
+    design's racks without a compute tray) and the fabric's network racks.
+
+    >>> racks_note({"racks": 37, "compute_racks": 32, "other_racks": 0, "network_racks": 5})
+    '32 compute + 5 network'
+    >>> racks_note({"racks": 13, "compute_racks": 8, "other_racks": 1, "network_racks": 4})
+    '8 compute + 1 management/storage + 4 network'
+    >>> racks_note({"racks": 1, "compute_racks": 1, "other_racks": 0, "network_racks": 0})
+    '1 compute, no network rack'
+    """
+    c, o, n = m.get("compute_racks"), m.get("other_racks") or 0, m.get("network_racks")
+    if not isinstance(c, int) or not isinstance(n, int):
+        return ""
+    parts = [f"{c:,} compute"] + ([f"{o:,} management/storage"] if o else [])
+    return " + ".join(parts + [f"{n:,} network"]) if n else " + ".join(parts) + ", no network rack"
 
 
 def _rack_figure(rows) -> dict[str, Any]:

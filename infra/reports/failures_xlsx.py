@@ -23,7 +23,7 @@ _SHEET_BAD = re.compile(r"[\[\]:*?/\\]")  # not allowed in a sheet title
 
 
 def _head(ws, labels: list[str]) -> None:
-    from infra.reports.xlsx_report import style_header
+    from infra.reports.xlsx_style import style_header
 
     ws.append(labels)
     style_header(ws, 1)

@@ -235,7 +235,7 @@ def design_html(data: dict[str, Any], diagrams: list[tuple[str, str, str]] = (),
                 sources: list[dict] = ()) -> str:
     """The design report page (``DesignAnalysis.as_dict()`` plus rendered SVG diagrams)."""
     from infra.reports.terminal import FABRIC_METRICS, HEADLINE
-    from infra.reports.xlsx_report import SHEET_NAMES, summary_note
+    from infra.reports.xlsx_style import SHEET_NAMES, summary_note
 
     m, t = data["metrics"], data["tables"]
     name = data["design"]["name"]
@@ -302,7 +302,7 @@ def _shown(name: str, value: Any) -> Any:
 
 def findings_html(findings) -> list[str]:
     """The design-rule findings at the top of a page (none: nothing)."""
-    from infra.reports.xlsx_report import findings_title
+    from infra.reports.xlsx_style import findings_title
 
     if not findings:
         return []

@@ -48,6 +48,7 @@ WORDS = {
     "flops": "FLOPS", "capex": "Capex", "tco": "TCO", "dpu": "DPU", "c2c": "C2C",
 }
 LABELS = {  # names whose plain reading would mislead
+    "other_racks": "Management and storage racks",
     "degraded_bandwidth_fraction": "Bandwidth kept by the worst degraded GPU",  # NIC or NVLink rows
     "largest_placeable_job_gpus": "Largest job in one NVLink domain",
     "worst_single_failure_gpus": "Worst single failure, GPUs lost",

@@ -68,7 +68,7 @@ def fold(title: str, table: str, rows: int, columns: int) -> list[str]:
 
 
 def key_figures(m: dict[str, Any], fabric: bool) -> list[str]:
-    from infra.reports.xlsx_report import summary_note
+    from infra.reports.xlsx_style import summary_note
 
     out = ["## Key figures", "", "| metric | value | unit | note |", "|---|---:|---|---|"]
     for k in HEADLINE:

@@ -19,7 +19,8 @@ from infra.reports.labels import column_header, metric_label, shown_unit, value_
 
 DEFAULT_WIDTH = 100
 HEADLINE = [
-    "gpus", "cpus", "racks", "compute_trays", "hbm_tbyte", "hbm_gib", "hbm_tbyte_s",
+    "gpus", "cpus", "racks", "compute_racks", "other_racks", "network_racks", "compute_trays",
+    "hbm_tbyte", "hbm_gib", "hbm_tbyte_s",
     "cpu_memory_tbyte", "combined_memory_tbyte",
     "peak_dense_pflops_bf16", "peak_dense_pflops_fp8", "peak_dense_pflops_fp4",
     "peak_sparse_pflops_fp4", "achievable_pflops_bf16", "it_power_kw", "it_power_typical_kw",

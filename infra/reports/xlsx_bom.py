@@ -38,7 +38,7 @@ def bom_sheet(ws, rows: list[dict]) -> dict[str, str]:
     from openpyxl.utils import get_column_letter as L
 
     from infra.reports.labels import number_format
-    from infra.reports.xlsx_report import style_header, widths
+    from infra.reports.xlsx_style import style_header, widths
 
     extra = [c for c in (list(rows[0]) if rows else []) if c not in COLUMNS]
     cols = COLUMNS[:-2] + extra + COLUMNS[-2:]

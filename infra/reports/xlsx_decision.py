@@ -24,7 +24,7 @@ def write_decision(ws, data: dict[str, Any]) -> tuple[int, int]:
     """Append the decision block to ``ws``; returns (header row of its figures, last row)."""
     from openpyxl.styles import Alignment, Font
 
-    from infra.reports.xlsx_report import findings_title, mark_unknown, style_header
+    from infra.reports.xlsx_style import findings_title, mark_unknown, style_header
 
     block = decision_summary(data)
     ws.append([])

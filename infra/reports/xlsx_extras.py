@@ -7,7 +7,7 @@ from pathlib import Path
 
 from openpyxl.drawing.image import Image
 
-from infra.reports.xlsx_report import sheet_name, style_header, widths
+from infra.reports.xlsx_style import sheet_name, style_header, widths
 
 # (table, category column, value columns, title, y axis, log scale)
 LIVE_CHARTS = [

@@ -50,9 +50,11 @@ def version() -> str:
     >>> import infra; version() == infra.__version__
     True
     """
-    from infra import __version__
+    import sys
 
-    return __version__
+    # the package is imported before any of its modules: read it, no import edge back to
+    # ``infra`` (whose API imports the exports, which write workbooks through this module)
+    return sys.modules["infra"].__version__
 
 
 def finish(wb, design: str, header_rows: dict[str, int] | None = None,

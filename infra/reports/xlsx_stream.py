@@ -30,7 +30,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.writer.excel import ExcelWriter
 
 from infra.reports.labels import column_unit, number_format
-from infra.reports.xlsx_report import WIDTH_ROWS, _unknown_fill
+from infra.reports.xlsx_style import WIDTH_ROWS, _unknown_fill
 
 _ILLEGAL = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # as openpyxl's
 MAX_TEXT = 32_767  # Excel's limit on the characters in a cell

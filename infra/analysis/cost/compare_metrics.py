@@ -114,7 +114,10 @@ def design_metrics(da: DesignAnalysis, capex: Capex, tco: Tco, a: CostAssumption
     unknown_units = sorted({c.unit for c in pod_units if c.total_units is None})
     out: dict[str, Any] = {
         "option_name": da.rd.name, "gpu_sku": ", ".join(sorted(da.compute.gpu_types)),
-        "gpus": gpus, "racks": racks,
+        # racks: every rack on the floor (compute, management or storage, and the fabric's
+        # network racks), as floor tiles and racks per MW need; the split beside it
+        "gpus": gpus, "racks": racks, "compute_racks": m["compute_racks"],
+        "other_racks": m["other_racks"], "network_racks": m["network_racks"],
         "floor_tiles": racks * TILES_PER_RACK + in_row * TILES_PER_RACK,
         "floor_tiles_exclude": ", ".join(f"{u} (count unknown)" for u in unknown_units) or "-",
         "it_power_kw": m["it_power_kw"], "facility_power_kw": _r(fac_mw * 1000, 2),
