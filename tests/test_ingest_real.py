@@ -84,11 +84,22 @@ def test_nvlink_s_of_another_node_is_a_finding(tmp_path):
 
 
 def test_a_gpu_type_the_catalog_cannot_identify_is_said(tmp_path):
-    """HGX B300's catalog entry has no PCI id: 8 H100s diffed against it are not silently
-    accepted as B300s."""
+    """Trainium2's catalog entry has no PCI id: 8 H100s diffed against it are not silently
+    accepted as Trainium2s."""
     inv = _copy(tmp_path, "hgx-h100-clean")
-    res = diff_file(ROOT / "designs/hgx_b300_su.yaml", inv)
+    res = diff_file(ROOT / "designs/trn2_ultraserver.yaml", inv)
     (f,) = [f for f in res.findings if f.check == "gpu-type-unchecked"]
     assert f.severity == "warning" and "(0x2330)" in f.found
-    assert "nvidia-b300-hgx has no pci_device_ids" in f.found
+    assert "aws-trainium2 has no pci_device_ids" in f.found
     assert f.node == "r001n01..r001n04 (4 nodes)"
+
+
+def test_h100_nodes_against_hgx_b300_are_another_gpu_type(tmp_path):
+    """HGX B300 carries 0x3182 (pci.ids '3182  GB110 [B300 SXM6 AC]'): the same H100 nodes
+    are a gpu-type error each (they were gpu-type-unchecked before the id)."""
+    inv = _copy(tmp_path, "hgx-h100-clean")
+    res = diff_file(ROOT / "designs/hgx_b300_su.yaml", inv)
+    assert not [f for f in res.findings if f.check == "gpu-type-unchecked"]
+    bad = [f for f in res.findings if f.check == "gpu-type"]
+    assert len(bad) == 4 and all(f.severity == "error" for f in bad)
+    assert bad[0].expected.startswith("nvidia-b300-hgx (PCI id 0x3182)")

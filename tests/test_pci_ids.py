@@ -91,6 +91,18 @@ def test_mi350x_is_named_though_no_tray_holds_it(catalog):
 
 # NVIDIA open-gpu-kernel-modules README @315fd96 (supported-GPU table):
 # "NVIDIA A100-SXM4-40GB | 20B0", "NVIDIA A100-SXM4-80GB | 20B2 ...", "NVIDIA GH200 480GB | 2342"
+# The PCI ID Repository's pci.ids (pciutils/pciids @006181e2, Version 2026.05.24), vendor
+# 10de, verbatim (tab-indented in the file):
+#   20b0  GA100 [A100 SXM4 40GB]        20b2  GA100 [A100 SXM4 80GB]
+#   2330  GH100 [H100 SXM5 80GB]        2335  GH100 [H200 SXM 141GB]
+#   2342  GH100 [GH200 120GB / 480GB]   2901  GB100 [B200]
+#   2941  GB100 [HGX GB200]             3182  GB110 [B300 SXM6 AC]
+#   31c2  GB110 [GB300]                 31c3  GB110 [GB300]
+PCIIDS_NVIDIA = {"nvidia-a100-sxm4-40gb": "0x20b0", "nvidia-a100-sxm4-80gb": "0x20b2",
+                 "nvidia-h100-sxm5": "0x2330", "nvidia-h200-sxm": "0x2335",
+                 "nvidia-h100-gh200": "0x2342", "nvidia-b200-hgx": "0x2901",
+                 "nvidia-b200-gb200": "0x2941", "nvidia-b300-hgx": "0x3182",
+                 "nvidia-b300-gb300": "0x31c2"}
 
 
 def test_gh200_gpu_carries_nvidias_id(catalog):
@@ -99,13 +111,64 @@ def test_gh200_gpu_carries_nvidias_id(catalog):
     assert gpu.figure_sources["pci_device_ids"] == "OGKM"
 
 
-def test_a100_40gb_is_not_taken_for_the_80gb_part(catalog):
-    """No 40 GB entry is shipped: an A100-SXM4-40GB node (0x20b0) in a DGX A100 (80 GB,
-    0x20b2) design is another GPU type, an error, never silently the designed part."""
-    assert all("0x20b0" not in getattr(g, "pci_device_ids", []) for g in catalog.of_kind("gpu"))
+@pytest.mark.parametrize("slug", sorted(PCIIDS_NVIDIA))
+def test_every_nvidia_gpu_carries_the_pci_ids_row(catalog, slug):
+    """Each shipped NVIDIA GPU's id is the pci.ids row named for it (above)."""
+    assert catalog.get(slug).pci_device_ids == [PCIIDS_NVIDIA[slug]]
+
+
+def test_every_shipped_gpu_read_from_a_dump_has_an_id(catalog):
+    """Every GPU an nvidia-smi / amd-smi / hl-smi dump can name carries its PCI id. TPU v5p
+    and Trainium2 are not PCI GPUs these readers see (no reader for them): listed, not
+    silently passed."""
+    missing = sorted(g.slug for g in catalog.of_kind("gpu") if not g.pci_device_ids)
+    assert missing == ["aws-trainium2", "google-tpu-v5p"]
+
+
+@pytest.mark.parametrize("slug", ["nvidia-b300-hgx", "nvidia-a100-sxm4-40gb"])
+def test_pci_ids_source_is_the_repository_file(catalog, slug):
+    gpu = catalog.get(slug)
+    src = {s.id: s for s in gpu.sources}[gpu.figure_sources["pci_device_ids"]]
+    assert src.tag == "V" and "pciutils/pciids" in src.title
+    assert src.url.startswith("https://github.com/pciutils/pciids/blob/006181e2")
+    assert f"'{gpu.pci_device_ids[0][2:]}  " in src.title  # the row, quoted
+
+
+def test_hgx_b300_node_is_identified(catalog):
+    """0x3182 (an HGX B300's "NVIDIA B300 SXM6 AC"): the GPU-type check runs on an HGX B300
+    tray and passes, and ingest drafts that tray (was gpu-type-unchecked, no tray)."""
+    dn = _dn(catalog, "nvidia-hgx-b300")
+    node = _node("0x3182", "NVIDIA B300 SXM6 AC")
+    assert type_unchecked(dn, node, catalog) == []
+    assert _wrong_type(dn, node, catalog) is None
+    tray, note = _find_tray(catalog, "0x3182", 8, None)
+    assert tray is not None and tray.slug == "nvidia-hgx-b300", note
+    # a GB300 (0x31c2) is not a B300 HGX
+    got = _wrong_type(dn, _node("0x31c2", "NVIDIA GB300"), catalog)
+    assert got is not None and "(PCI id 0x3182)" in got[0]
+
+
+def test_a100_40gb_is_its_own_part_not_the_80gb(catalog):
+    """The 40 GB A100 (0x20b0) is identified as nvidia-a100-sxm4-40gb: in a DGX A100 (80 GB,
+    0x20b2) design it is another GPU type, an error, never silently the designed part; ingest
+    names the GPU and says no catalog tray holds 8 of them (no DGX A100 40GB tray)."""
+    gpu = catalog.get("nvidia-a100-sxm4-40gb")
+    big = catalog.get("nvidia-a100-sxm4-80gb")
+    assert (gpu.hbm_gib, gpu.hbm_tbyte_s, gpu.tdp_w) == (40, 1.555, 400)  # datasheet (S2)
+    assert gpu.peak_dense_tflops == big.peak_dense_tflops  # same die: 312 TF dense BF16
+    assert gpu.peak_dense_tflops.bf16 == 312 and gpu.scale_up == big.scale_up
     got = _wrong_type(_dn(catalog, "nvidia-dgx-a100"), _node("0x20b0", "NVIDIA A100-SXM4-40GB"),
                       catalog)
     assert got is not None and "(PCI id 0x20b2)" in got[0]
     assert got[1] == "NVIDIA A100-SXM4-40GB (PCI id 0x20b0)"
     tray, note = _find_tray(catalog, "0x20b0", 8, None)
-    assert tray is None and "no catalog GPU has PCI id 0x20b0" in note
+    assert tray is None and "no catalog tray with 8 x ['nvidia-a100-sxm4-40gb']" in note
+
+
+def test_gb300_second_id_is_not_taken(catalog):
+    """pci.ids names 0x31c3 GB300 too, without saying which board; no real dump shows it.
+    It is not this part's (a choice in the catalog): ingest says no GPU has it."""
+    assert catalog.get("nvidia-b300-gb300").pci_device_ids == ["0x31c2"]
+    assert "0x31c3" in catalog.get("nvidia-b300-gb300").choices["pci_device_ids"]
+    tray, note = _find_tray(catalog, "0x31c3", 4, None)
+    assert tray is None and "no catalog GPU has PCI id 0x31c3" in note
