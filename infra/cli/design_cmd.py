@@ -44,7 +44,7 @@ def design(files, reports, highlight, outdir, catalog_dir, full, wide, quiet, ma
     Every file is analysed before any report is written: one bad file names itself (all
     bad files are listed) and nothing is written.
     """
-    from infra.cli.main import freeze_long_lived
+    from infra.cli.runtime import freeze_long_lived
 
     analyses = _analyse(files, catalog_dir, price_files, reports, highlight)
     freeze_long_lived()  # they live to the end: writing the reports never scans them

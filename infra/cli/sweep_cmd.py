@@ -70,7 +70,7 @@ def sweep(base, grid_file, workers, scheduler, use_dask, batch_size, objectives,
     if res.internal_errors:  # a bug, not the scenario's merits: never a quiet exit 0
         import sys
 
-        from infra.cli.main import EXIT_INTERNAL_ERROR
+        from infra.cli.runtime import EXIT_INTERNAL_ERROR
         from infra.sweeps.scenario import INTERNAL_ROW
 
         first = next(r for r in res.rows if str(r.get("error") or "").startswith(INTERNAL_ROW))

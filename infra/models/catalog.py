@@ -44,6 +44,7 @@ from infra.models.systems import (
     Rack,
 )
 from infra.models.catalog_types import Catalog  # re-exported: the type lives apart from the loader
+from infra.models.expand import check_catalog_references
 from infra.models.yamlio import line_of, read_yaml
 
 KIND_MODELS: dict[str, type[Part]] = {
@@ -215,8 +216,6 @@ def _build(paths: list[Path], directories: tuple[str, ...]) -> Catalog:
                            file=os.pathsep.join(directories),
                            hint="point --catalog or INFRA_CATALOG at a catalog")
     catalog = Catalog(entries, files)
-    from infra.models.expand import check_catalog_references
-
     check_catalog_references(catalog)
     return catalog
 

@@ -8,14 +8,11 @@ Designs never list instances; analyses multiply per-type figures by counts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from infra.errors import CatalogError, did_you_mean
+from infra.models.catalog_types import Catalog  # the type only: the loader imports this module
 from infra.models.parts import Cpu, Gpu, Nic, NvlinkSwitchChip, Part, PcieSwitch, Superchip
 from infra.models.systems import ComputeTray, TrayComponent
-
-if TYPE_CHECKING:
-    from infra.models.catalog import Catalog
 
 COMPONENT_KINDS = (
     "gpu",

@@ -12,7 +12,7 @@ from typing import Any
 
 from infra.analysis.cost.compare_bounds import MARK, WORDS, bound_of
 from infra.reports.compare_labels import row_style
-from infra.reports.html_report import esc, footer_text, page, section
+from infra.reports.html_report import esc, findings_html, footer_text, page, section
 from infra.reports.labels import metric_label, value_text
 
 TCO_COLS = [("capex_usd", "Capex"), ("energy_usd_per_year", "Energy per year"),
@@ -200,8 +200,6 @@ def scenarios_table(data: dict[str, Any]) -> str:
 
 def compare_page(data: dict[str, Any]) -> str:
     """The whole page."""
-    from infra.reports.html_report import findings_html
-
     title = "Comparison"
     if data.get("target"):
         title += f", sized to {data['target']}"

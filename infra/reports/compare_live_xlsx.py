@@ -23,6 +23,7 @@ from typing import Any
 
 from infra.analysis.cost.compare_bounds import CAPEX as CAPEX_INPUT
 from infra.analysis.cost.compare_bounds import MARK, POWER, WORDS, bound_of
+from infra.reports.compare_text import cell
 
 CAPEX = "'Capex lines'"
 CAPEX_KEYS = ["option", "line", "parent_line", "category", "sku", "count", "status",
@@ -48,6 +49,14 @@ SCENARIO_FIGURES = [("capex_usd", "Capex (USD)"), ("tco_usd", "TCO (USD)"),
 _WORD = re.compile(r"^[a-z_+-]+$")
 
 
+def xl(v: Any) -> Any:
+    """Cell value: unknown stays blank (never an 'n/a' string in a numeric column)."""
+    if v is None:
+        return None
+    v = cell(v)
+    return str(v) if isinstance(v, (list, tuple, dict)) else v
+
+
 def _head(ws, row: int, labels: list[str]) -> None:
     from infra.reports.xlsx_style import style_header
 
@@ -59,7 +68,6 @@ def _head(ws, row: int, labels: list[str]) -> None:
 def capex_lines_sheet(wb, lines: list[dict], prices: dict[str, int]) -> dict[str, tuple]:
     """Sheet "Capex lines"; returns option -> (sheet ref, first row, last row)."""
     from infra.reports.cellsafe import formula
-    from infra.reports.compare_xlsx import xl
 
     ws = wb.create_sheet("Capex lines")
     _head(ws, 1, [CAPEX_HEAD.get(k, k.replace("_", " ").capitalize()) for k in CAPEX_KEYS])
@@ -207,7 +215,6 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
     from openpyxl.utils import get_column_letter
 
     from infra.reports.cellsafe import formula
-    from infra.reports.compare_xlsx import xl
     from infra.reports.compare_labels import cell_format, row_style
 
     labels = [o["label"] for o in data["options"]]

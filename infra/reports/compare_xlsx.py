@@ -25,21 +25,13 @@ from typing import Any
 
 from infra.analysis.cost.compare_bounds import MARK
 from infra.reports.atomic import save_workbook, write_atomic
-from infra.reports.compare_text import cell
+from infra.reports.compare_live_xlsx import xl  # noqa: F401 - re-exported
 
 ORDER = ("Inputs", "TCO", "Cash flow", "Scenarios", "Comparison", "Capex lines", "Assumptions",
          "Charts")
 CHART_HEAD = {"energy_usd_tco": "Energy (present value, USD)",
               "maintenance_usd_tco": "Maintenance (present value, USD)",
               "facility_usd": "Facility (USD)"}
-
-
-def xl(v: Any) -> Any:
-    """Cell value: unknown stays blank (never an 'n/a' string in a numeric column)."""
-    if v is None:
-        return None
-    v = cell(v)
-    return str(v) if isinstance(v, (list, tuple, dict)) else v
 
 
 

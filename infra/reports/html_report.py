@@ -325,17 +325,3 @@ def collective_figures(rows: list[dict]) -> str:
         f'<div class="chart" id="collectives-{esc(op)}">'
         + line_chart(f"{op.replace('_', '-')}: predicted bus bandwidth", series, "busbw GB/s")
         + "</div>" for op, series in by_op.items())
-
-
-def failures_html(data: dict[str, Any]) -> str:
-    """The failure-review page (``FailureReview.as_dict()``): :mod:`infra.reports.failures_html`."""
-    from infra.reports.failures_html import failures_page
-
-    return failures_page(data)
-
-
-def compare_html(data: dict[str, Any]) -> str:
-    """The comparison page (``Comparison.as_dict()``): :mod:`infra.reports.compare_html`."""
-    from infra.reports.compare_html import compare_page
-
-    return compare_page(data)

@@ -35,6 +35,8 @@ from infra.analysis.network.bandwidth import SCALE_OUT
 from infra.analysis.power.cooling import DesignCooling
 from infra.analysis.network.pcie import tray_contention
 from infra.analysis.power.it_power import DesignPower
+from infra.analysis.reliability.effect import Effect  # re-exported: callers import it from here
+from infra.analysis.reliability.fabric_blast import fabric_blast
 from infra.models.expand import expand_tray
 from infra.models.resolve import ResolvedDesign
 from infra.topology.scaleup import ScaleUpDomain, scale_up_domains
@@ -52,14 +54,6 @@ class BlastRow:
     largest_placeable_job_gpus: int
     cluster_flops_lost_fraction: float
     note: str = ""
-
-
-@dataclass(frozen=True)
-class Effect:
-    lost: int
-    degraded: int
-    fraction: float | None
-    partitions: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -297,8 +291,6 @@ def blast_radius(rd: ResolvedDesign, power: DesignPower, cooling: DesignCooling,
         ctx.tray_rows(tray)
     ctx.infra_rows()
     for f in fabrics or []:
-        from infra.analysis.reliability.fabric_blast import fabric_blast
-
         for kind, comp, count, eff, note in fabric_blast(f):
             ctx.add(kind, comp, count, None, eff, 0, note,
                     gpu_flops=ctx._flops(ctx.domains[0]) if ctx.domains else 0.0)

@@ -24,7 +24,7 @@ No GPU is lost to a fabric fault: they are degraded. NVLink domains are untouche
 
 from __future__ import annotations
 
-from infra.analysis.reliability.blast_radius import Effect
+from infra.analysis.reliability.effect import Effect
 from infra.analysis.network.fabric import FabricResult
 
 

@@ -2,30 +2,14 @@
 
 Builders return :class:`Diagram` objects (a file name and DOT source) and never render;
 :mod:`infra.reports.diagrams.render` turns them into SVG/PNG. Figures come from the
-analysis (:class:`infra.analysis.summary.DesignAnalysis`); styles from :mod:`.style`.
+analysis (:class:`infra.analysis.summary.DesignAnalysis`); styles from :mod:`.style`;
+:class:`Diagram` and the name helpers from :mod:`.base`, which the builders import (not
+this package, which imports them).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Diagram:
-    name: str  # file stem, e.g. "scaleup_ultraserver"
-    title: str
-    source: str  # DOT text
-
-
-def natural(text: str) -> list:
-    """Sort key putting ``r0.t2`` before ``r0.t10``."""
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
-
-
-def file_stem(text: str) -> str:
-    """A safe, stable file stem from a label."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_").lower()
+from infra.reports.diagrams.base import Diagram, file_stem, natural  # noqa: F401 - re-exported
 
 
 def build_diagrams(analysis, data: dict, highlight: str | None = None,

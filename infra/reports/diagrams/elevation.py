@@ -12,7 +12,8 @@ from __future__ import annotations
 from infra.analysis.layout.elevation import RackElevation, rack_elevations
 from infra.analysis.layout.placement import network_elevations
 from infra.analysis.layout.rack_faces import RackFaces, network_faces, rack_faces
-from infra.reports.diagrams import Diagram, style
+from infra.reports.diagrams import style
+from infra.reports.diagrams.base import Diagram
 from infra.reports.diagrams.style import esc, num
 
 ROW_PX = 16

@@ -8,7 +8,8 @@ link counts and bandwidth. The drawing has a few dozen nodes whatever the cluste
 
 from __future__ import annotations
 
-from infra.reports.diagrams import Diagram, natural, style
+from infra.reports.diagrams import style
+from infra.reports.diagrams.base import Diagram, natural
 from infra.reports.diagrams.style import esc
 
 

@@ -8,7 +8,8 @@ the cluster-wide figures of the blast-radius table.
 from __future__ import annotations
 
 from infra.analysis.reliability.failure_view import failure_view, highlight_kinds
-from infra.reports.diagrams import Diagram, file_stem, scaleup, tray
+from infra.reports.diagrams import scaleup, tray
+from infra.reports.diagrams.base import Diagram, file_stem
 from infra.topology.views import domain_view
 
 DEFAULT_ORDER = ("nvlink_backplane", "compute_tray")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import networkx as nx
 
-from infra.reports.diagrams import Diagram, file_stem, natural, style
+from infra.reports.diagrams import style
+from infra.reports.diagrams.base import Diagram, file_stem, natural
 from infra.reports.diagrams.style import esc, num
 from infra.topology.views import domain_view
 

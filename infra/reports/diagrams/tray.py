@@ -7,7 +7,8 @@ NIC ports whose line-rate demand exceeds capacity (the PCIe contention analysis,
 
 from __future__ import annotations
 
-from infra.reports.diagrams import Diagram, file_stem, style
+from infra.reports.diagrams import style
+from infra.reports.diagrams.base import Diagram, file_stem
 from infra.reports.diagrams.style import esc, num
 from infra.topology.tray import tray_graph
 
