@@ -172,3 +172,54 @@ def test_gb300_second_id_is_not_taken(catalog):
     assert "0x31c3" in catalog.get("nvidia-b300-gb300").choices["pci_device_ids"]
     tray, note = _find_tray(catalog, "0x31c3", 4, None)
     assert tray is None and "no catalog GPU has PCI id 0x31c3" in note
+
+
+# --- small dumps through infra diff and infra ingest -----------------------------------
+
+def _dump(tmp_path, dev: str, product: str):
+    """One host of the H100 fixture with its 8 GPUs' PCI id and product name replaced
+    (nvidia-smi -q -x writes the id as <pci_device_id>XXXX10DE</pci_device_id>)."""
+    from conftest import ROOT
+
+    xml = (ROOT / "tests/fixtures/inventory/hgx-h100-clean/r001n01/nvidia-smi-q.xml").read_text()
+    assert xml.count("<pci_device_id>233010DE</pci_device_id>") == 8
+    host = tmp_path / "inv" / "r001n01"
+    host.mkdir(parents=True)
+    (host / "nvidia-smi-q.xml").write_text(
+        xml.replace("233010DE", f"{dev[2:].upper()}10DE").replace("NVIDIA H100 80GB HBM3", product))
+    return tmp_path / "inv"
+
+
+def _checks(design: str, inv) -> set[str]:
+    from conftest import ROOT
+    from infra.ingest.diff import diff_file
+
+    return {f.check for f in diff_file(ROOT / "designs" / design, inv).findings}
+
+
+def test_b300_dump_is_checked_and_drafted(tmp_path, catalog):
+    """An HGX B300 node's dump (0x3182): diff checks its GPU type against the B300 SU and it
+    passes (its other findings are the H100 capture's Gen5 PCIe against B300's Gen6); ingest
+    drafts the HGX B300 tray."""
+    from infra.ingest.to_design import starting_design_dir
+
+    inv = _dump(tmp_path, "0x3182", "NVIDIA B300 SXM6 AC")
+    checks = _checks("hgx_b300_su.yaml", inv)
+    assert not checks & {"gpu-type", "gpu-type-unchecked"}, checks
+    draft = starting_design_dir(inv, catalog)
+    (layout,) = draft.data["racks"].values()
+    assert layout["contents"] == [{"type": "nvidia-hgx-b300", "count": 1}]
+
+
+def test_a100_dumps_40gb_is_another_type_80gb_is_not(tmp_path):
+    """DGX A100 (80 GB) design: a 40 GB node (0x20b0) is a gpu-type error naming the
+    40 GB part's id; the same dump with the 80 GB id (0x20b2) has no finding at all."""
+    from conftest import ROOT
+    from infra.ingest.diff import diff_file
+
+    inv = _dump(tmp_path / "a", "0x20b0", "NVIDIA A100-SXM4-40GB")
+    (f,) = [f for f in diff_file(ROOT / "designs/dgx_a100_su.yaml", inv).findings
+            if f.check == "gpu-type"]
+    assert f.severity == "error" and f.found == "NVIDIA A100-SXM4-40GB (PCI id 0x20b0)"
+    assert _checks("dgx_a100_su.yaml", _dump(tmp_path / "b", "0x20b2",
+                                             "NVIDIA A100-SXM4-80GB")) == set()
