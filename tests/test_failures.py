@@ -350,6 +350,10 @@ def test_checkpoint_given_wins_and_fallback_says_why(meta):
         "assumption"
     assert rows["checkpoint_write_seconds"]["basis"].endswith(
         "(rates file; the design declares no storage)")
+    r = review_file(DESIGNS / "llama3_h100_16k.yaml", checkpoint_gbyte_per_gpu=2, samples=1000)
+    assert r.job.checkpoint_write_seconds == 60  # a size with no storage to write it to
+    assert r.job_assumptions()[1]["basis"].endswith(
+        "(rates file; the design declares no storage; --checkpoint-gb-per-gpu unused)")
 
 
 def test_free_checkpoint_goodput_is_the_time_not_restarting():

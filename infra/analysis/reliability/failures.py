@@ -147,7 +147,8 @@ def checkpoint_times(a: DesignAnalysis, rates: RateTable, job_gpus: int,
                 why = "the design declares no storage"
             else:
                 why = f"no storage of the design reaches all {job_gpus:,} GPUs of the job"
-            w_basis = f"{job.job_source} (rates file; {why})"
+            unused = "; --checkpoint-gb-per-gpu unused" if gbyte_per_gpu is not None else ""
+            w_basis = f"{job.job_source} (rates file; {why}{unused})"
         rows = [_row("restart_minutes", restart_minutes, job.restart_minutes, "--restart-minutes",
                      job.job_source),
                 {"item": "checkpoint_write_seconds", "value": write_seconds, "basis": w_basis,
