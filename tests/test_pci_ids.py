@@ -223,3 +223,19 @@ def test_a100_dumps_40gb_is_another_type_80gb_is_not(tmp_path):
     assert f.severity == "error" and f.found == "NVIDIA A100-SXM4-40GB (PCI id 0x20b0)"
     assert _checks("dgx_a100_su.yaml", _dump(tmp_path / "b", "0x20b2",
                                              "NVIDIA A100-SXM4-80GB")) == set()
+
+
+def test_ingest_of_a_known_gpu_with_no_tray_says_so(tmp_path):
+    """8 A100 40 GB (0x20b0, a catalog GPU) and no catalog tray holding them: the error
+    names the reason the node was not placed and asks for a tray entry, not for a PCI id
+    the catalog already has."""
+    from infra.errors import InfraError
+    from infra.ingest.to_design import starting_design_dir
+    from infra.models.catalog import load_catalog
+
+    inv = _dump(tmp_path, "0x20b0", "NVIDIA A100-SXM4-40GB")
+    with pytest.raises(InfraError) as e:
+        starting_design_dir(inv, load_catalog())
+    msg = str(e.value)
+    assert "nvidia-a100-sxm4-40gb" in msg and "compute_tray" in msg
+    assert "pci_device_ids" not in msg

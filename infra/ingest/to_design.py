@@ -117,8 +117,13 @@ def _draft(briefs: list[NodeBrief], inv: Inventory, catalog: Catalog,
                          hint="add one directory per host with its nvidia-smi -q -x (or "
                               "amd-smi static) output")
     if not placed:
-        raise InfraError("no node matched a catalog tray type", file=inv.root,
-                         hint="add the GPU's pci_device_ids to its catalog entry")
+        why = list(dict.fromkeys(n.split(": ", 1)[-1] for n in notes))
+        unknown = any(w.startswith("no catalog GPU has PCI id") for w in why)
+        shown = "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else "")
+        raise InfraError(f"no node matched a catalog tray type ({shown})", file=inv.root,
+                         hint="add the GPU's pci_device_ids to its catalog entry" if unknown
+                         else "the GPU is known: add a compute_tray entry holding that many "
+                              "of it (catalogs/trays/, as the shipped ones)")
     racks: dict[str, dict] = {}
     build: Counter = Counter()
     chassis: dict[tuple, int] = {}
