@@ -208,7 +208,7 @@ def _goodput(analysis, n: int, rates, checkpoint_bytes: float = 0.0) -> tuple[fl
     state) is written and, on a restart, read back at the storage's bound for ``n`` GPUs
     (the fastest storage all of them reach); otherwise the rate table's assumed write
     time and restart stand."""
-    from infra.analysis.reliability.failures import failure_rows, geometry, job_view
+    from infra.analysis.reliability.failures import failure_rows, geometry, job_storage, job_view
     from infra.models.rates import load_rates
 
     rates = rates or load_rates(design_rows=analysis.rd.design.failure_rates,
@@ -216,7 +216,7 @@ def _goodput(analysis, n: int, rates, checkpoint_bytes: float = 0.0) -> tuple[fl
     geo = geometry(analysis)
     write_s, restart_min = rates.job.checkpoint_write_seconds, rates.job.restart_minutes
     where = ""
-    store = _job_storage(analysis, n) if checkpoint_bytes else None
+    store = job_storage(analysis, n) if checkpoint_bytes else None
     if store is not None:
         from infra.analysis.network.storage import checkpoint_seconds
 
@@ -232,17 +232,6 @@ def _goodput(analysis, n: int, rates, checkpoint_bytes: float = 0.0) -> tuple[fl
         f"per day on {n:,} GPUs, checkpoint every {view.daly_interval_minutes:.0f} min "
         f"(Daly), write {view.checkpoint_write_seconds:,.3g} s{where}, restart "
         f"{view.restart_minutes:,.3g} min")
-
-
-def _job_storage(analysis, n: int):
-    """The fastest-writing storage every GPU of an ``n``-GPU job reaches, or None."""
-    rd = analysis.rd
-    if not rd.design.storage:
-        return None
-    from infra.analysis.network.storage import design_storage
-
-    reach = [s for s in design_storage(rd, analysis.fabrics) if s.gpus >= n]
-    return max(reach, key=lambda s: s.job_gbyte_s(n, True), default=None)
 
 
 def _cost(analysis, cost) -> tuple[float | None, bool]:
