@@ -147,10 +147,13 @@ def test_html_print_keeps_a_figure_and_caption_on_one_page():
     assert re.search(r"figcaption[^{]*\{[^}]*break-after: avoid", block)
     (height,) = re.findall(r"figure svg \{[^}]*max-height: ([\d.]+)cm", block)
     assert float(height) + 2.0 <= 21.0 - 2 * 1.2
+    # no picture wider than the page, and no chart (inline SVG) split across pages
+    assert re.search(r"figure svg \{[^}]*max-width: 100%", block)
+    assert re.search(r"\.chart[^{]*\{[^}]*break-inside: avoid[^}]*max-width: 100%", block)
 
 
 def test_sweep_and_diff_workbooks_print(tmp_path, run_cli):
-    """The sweep and diff workbooks carry the page setup (landscape A4, one page wide,
+    """The sweep and diff workbooks carry the page setup (landscape A4, fitted to width,
     header row repeated, footer naming the command)."""
     import openpyxl
 
@@ -164,6 +167,114 @@ def test_sweep_and_diff_workbooks_print(tmp_path, run_cli):
     diff = build_workbook({"findings": [], "summary": {"hosts": 0}, "design": "d.yaml",
                            "inventory": "inv", "host_pattern": "*", "switch_map": []})
     for wb, title in ((openpyxl.load_workbook(book), "infra sweep"), (diff, "infra diff: d.yaml")):
+        _sheets_print_legibly(wb)  # a wide Scenarios sheet: 2-3 pages wide, legible
         for ws in wb.worksheets:
-            assert ws.page_setup.orientation == "landscape" and ws.page_setup.fitToWidth == 1
-            assert ws.sheet_properties.pageSetUpPr.fitToPage and title in ws.oddFooter.left.text
+            assert title in ws.oddFooter.left.text
+
+
+def _sheets_print_legibly(wb, summary: str | None = None) -> dict[str, tuple]:
+    """Every sheet of ``wb``: landscape A4, fitted to width (1 to MAX_PAGES_WIDE pages
+    wide, the first column repeated when more than one), as many pages tall as needed
+    (``summary``: at most 2), its header row repeated, printed at MIN_SCALE or more
+    unless already MAX_PAGES_WIDE wide, no chart across a page foot. Returns
+    ``{sheet: (scale, pages wide)}``."""
+    from infra.reports.xlsx_print import MAX_PAGES_WIDE, MIN_SCALE, print_scale
+
+    out = {}
+    for ws in wb.worksheets:
+        ps = ws.page_setup
+        assert ps.orientation == "landscape" and str(ps.paperSize) == "9", ws.title  # A4
+        assert ws.sheet_properties.pageSetUpPr.fitToPage, ws.title
+        wide = int(ps.fitToWidth)
+        assert 1 <= wide <= MAX_PAGES_WIDE, ws.title
+        assert int(ps.fitToHeight) == (2 if ws.title == summary else 0), ws.title
+        if wide > 1:
+            assert ws.print_title_cols == "$A:$A", ws.title
+        if ws.max_row > 1 and not getattr(ws, "_images", None):
+            assert ws.print_title_rows, ws.title  # the header row on every page
+        scale = print_scale(ws)
+        assert scale >= MIN_SCALE or wide == MAX_PAGES_WIDE, (ws.title, scale)
+        if getattr(ws, "_charts", None):
+            assert not _charts_cut(ws), ws.title
+        out[ws.title] = (round(scale, 2), wide)
+    return out
+
+
+def _charts_cut(ws) -> list[int]:
+    """Top rows of the charts that cross a page foot: rows fill pages whole (the
+    printable height over the print scale; 15 pt rows unless set), manual breaks start
+    pages, a chart spans the rows its height in cm covers."""
+    from infra.reports.xlsx_print import _anchor_row, _row_pt, chart_bottom_row, print_scale
+
+    page = printable_pt(ws)[1] / print_scale(ws)
+    breaks = {b.id for b in ws.row_breaks.brk} if ws.row_breaks else set()
+    spans = [(_anchor_row(c), chart_bottom_row(ws, c), c.height / 2.54 * 72) for c in ws._charts]
+    n, used, page_of = 1, 0.0, {}
+    for r in range(1, max(b for _, b, _ in spans) + 1):
+        h = _row_pt(ws, r)
+        if used + h > page + 1e-6 and used > 0:
+            n, used = n + 1, 0.0
+        page_of[r] = n
+        used += h
+        if r in breaks:
+            n, used = n + 1, 0.0
+    return [top for top, bottom, tall in spans
+            if tall <= page - 15 and page_of[top] != page_of[bottom]]
+
+
+@pytest.mark.parametrize("design", SHIPPED)
+def test_every_sheet_of_every_shipped_design_workbook_prints(design):
+    """Issue 30: every sheet of each shipped design's workbook (Sources included) prints
+    landscape A4, fitted to width, header repeated, at a legible scale (11 pt text at
+    6 pt or more: a table wider than that prints 2-3 pages wide, its first column
+    repeated), no chart cut; the Summary at most 2 pages."""
+    from infra.analysis.summary import analyze_file
+    from infra.reports.xlsx_report import build_workbook
+
+    a = analyze_file(DESIGNS / f"{design}.yaml")
+    wb = build_workbook(a.as_dict(), a)
+    shown = _sheets_print_legibly(wb, summary="Summary")
+    assert "Sources" in shown and "Bill of materials" in shown
+    assert print_pages(wb["Summary"]) <= 2
+
+
+def test_bill_of_materials_was_3pt_and_now_prints_legibly():
+    """The review measured the DGX SuperPOD BOM at about 3 pt (one page wide: 20 columns
+    of about 2,400 pt on 784 pt, a scale of 0.33); it now prints 2 pages wide at 0.55 or
+    more, the line number repeated."""
+    from infra.analysis.summary import analyze_file
+    from infra.reports.xlsx_print import content_pt, print_scale
+    from infra.reports.xlsx_report import build_workbook
+
+    ws = build_workbook(analyze_file(DESIGNS / "dgx_h100_superpod.yaml").as_dict())[
+        "Bill of materials"]
+    width = printable_pt(ws)[0]
+    assert width / content_pt(ws) < 0.4  # what one page wide would print at
+    assert int(ws.page_setup.fitToWidth) >= 2 and print_scale(ws) >= 0.55
+
+
+def test_compare_and_failures_workbooks_print(tmp_path, run_cli):
+    """The compare workbook (charts included: none cut by a page) and the combined
+    failures workbook use every workbook's page setup."""
+    import openpyxl
+
+    a, b = str(DESIGNS / "dgx_b200_su.yaml"), str(DESIGNS / "gb200_nvl72_x4.yaml")
+    res = run_cli("compare", a, b, "--report", "xlsx", "-o", str(tmp_path / "c"))
+    assert res.exit_code == 0, res.output
+    (book,) = (tmp_path / "c").glob("*.xlsx")
+    wb = openpyxl.load_workbook(book)
+    shown = _sheets_print_legibly(wb)
+    assert "Charts" in shown and "Comparison" in shown
+    assert all("infra compare" in ws.oddFooter.left.text for ws in wb.worksheets)
+    import infra
+    from infra.reports.compare_xlsx import build_workbook  # openpyxl reads no chart back
+
+    built = build_workbook(infra.compare(a, b).as_dict())
+    assert len(built["Charts"]._charts) == 4
+    _sheets_print_legibly(built)  # the four charts: none across a page foot
+    res = run_cli("failures", a, b, "--report", "xlsx", "-o", str(tmp_path / "f"))
+    assert res.exit_code == 0, res.output
+    (book,) = (tmp_path / "f").glob("*.xlsx")
+    wb = openpyxl.load_workbook(book)
+    _sheets_print_legibly(wb)
+    assert all("infra failures" in ws.oddFooter.left.text for ws in wb.worksheets)

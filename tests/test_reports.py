@@ -61,15 +61,20 @@ def test_workbook_sheets_headers_formats(aws_reports):
     assert tor[head.index("Power per unit (W)")] == 274  # estimate: 228 W typical x 1.2
 
 
-def test_every_sheet_prints_one_page_wide(aws_reports):
-    """Page setup on every sheet: landscape, fit to 1 page wide, header row repeated on
-    each page, footer with design, infra version and date (SOURCE_DATE_EPOCH, else undated)."""
+def test_every_sheet_prints_fitted_to_width(aws_reports):
+    """Page setup on every sheet: landscape, fit to width (1 page wide; 2-3 where one
+    would print below 6 pt, the first column repeated), as many pages tall as needed
+    (the Summary at most 2), header row repeated on each page, footer with design, infra
+    version and date (SOURCE_DATE_EPOCH, else undated)."""
     out, data, _ = aws_reports
     wb = openpyxl.load_workbook(out / "aws.xlsx")
     for ws in wb.worksheets:
         assert ws.page_setup.orientation == "landscape", ws.title
         assert ws.sheet_properties.pageSetUpPr.fitToPage, ws.title
-        assert (ws.page_setup.fitToWidth, ws.page_setup.fitToHeight) == (1, 0), ws.title
+        assert 1 <= ws.page_setup.fitToWidth <= 3, ws.title
+        assert ws.page_setup.fitToHeight == (2 if ws.title == "Summary" else 0), ws.title
+        if ws.page_setup.fitToWidth > 1:
+            assert ws.print_title_cols == "$A:$A", ws.title
         # Summary repeats the header of its printed block, the decision summary's figures
         head = 1 if ws.title != "Summary" else next(
             r for r in range(1, ws.max_row + 1) if ws.cell(row=r, column=1).value == "Metric")
@@ -260,15 +265,18 @@ def test_bom_prices_total_equals_capex(tmp_path, catalog):
 
 @pytest.mark.parametrize("design", SHIPPED)
 def test_shipped_workbooks_page_setup(design, catalog):
-    """Every sheet of every shipped design's workbook prints landscape, one page wide."""
+    """Every sheet of every shipped design's workbook prints landscape, fitted to width
+    (one page wide, or up to 3 where one would print below 6 pt: tests/test_print.py),
+    as many pages tall as needed; the Summary at most 2."""
     from infra.reports.xlsx_report import build_workbook
 
     a = analyze_file(DESIGNS / f"{design}.yaml", catalog)
     wb = build_workbook(a.as_dict(), a)
     for ws in wb.worksheets:
-        setup = (ws.page_setup.orientation, ws.page_setup.fitToWidth, ws.page_setup.fitToHeight,
+        setup = (ws.page_setup.orientation, ws.page_setup.fitToHeight,
                  ws.sheet_properties.pageSetUpPr.fitToPage)
-        assert setup == ("landscape", 1, 0, True), (design, ws.title)
+        assert setup == ("landscape", 2 if ws.title == "Summary" else 0, True), (design, ws.title)
+        assert 1 <= ws.page_setup.fitToWidth <= 3, (design, ws.title)
         assert ws.print_title_rows and ws.oddFooter.left.text.startswith(a.rd.name), ws.title
 
 

@@ -196,13 +196,12 @@ def build_workbook(data: dict[str, Any]):
 
 
 def _print_setup(wb) -> None:
-    """Landscape A4, one page wide, header rows repeated, footer (the design workbook's
-    page setup, :func:`infra.reports.xlsx_print.page_setup`)."""
-    from infra.reports.xlsx_print import page_setup
+    """Landscape A4, fit to width (pages wide only where one would print below 6 pt),
+    header rows repeated, no chart cut by a page, footer: every workbook's page setup
+    (:func:`infra.reports.xlsx_print.print_setup`)."""
+    from infra.reports.xlsx_print import print_setup
 
-    footer = "infra compare".replace("&", "&&")
-    for ws in wb.worksheets:
-        page_setup(ws, 1, footer)
+    print_setup(wb, "infra compare")
 
 
 def write_compare_xlsx(data: dict[str, Any], path: Path) -> Path:

@@ -6,7 +6,7 @@ and as text to the precision it has: availability with nines and hours down a ye
 availability cells), "Job assumptions" (each design's checkpoint and restart times with
 their basis: given, the design's storage or the rates file) and one "Components" sheet
 per design (rates tagged when assumed).
-Page setup as every workbook (:func:`infra.reports.xlsx_print.page_setup`); written
+Page setup as every workbook (:func:`infra.reports.xlsx_print.print_setup`); written
 atomically.
 """
 
@@ -35,7 +35,7 @@ def build_compare_workbook(datas: list[dict[str, Any]], names: list[str]):
 
     from infra.reports.cellsafe import formula
     from infra.reports.labels import metric_label
-    from infra.reports.xlsx_print import page_setup
+    from infra.reports.xlsx_print import print_setup
 
     c = compare_rows(datas, names)
     wb = Workbook()
@@ -86,7 +86,7 @@ def build_compare_workbook(datas: list[dict[str, Any]], names: list[str]):
         for col in sheet.columns:
             width = max((len(str(x.value)) for x in col if x.value is not None), default=8)
             sheet.column_dimensions[col[0].column_letter].width = min(max(width + 2, 10), 50)
-        page_setup(sheet, 1, "infra failures " + " vs ".join(names).replace("&", "&&"))
+    print_setup(wb, "infra failures " + " vs ".join(names))  # every workbook's page setup
     return wb
 
 

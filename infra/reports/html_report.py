@@ -69,6 +69,7 @@ table.decision td.note { color: var(--muted); }
   figure { break-inside: avoid; break-before: page; } h2 + figure { break-before: auto; }
   figcaption { break-after: avoid; }
   figure svg { max-height: 16.5cm; max-width: 100%; width: auto; }
+  .chart, .chart svg, figure img { break-inside: avoid; max-width: 100%; }
   details:not([open]) > summary::after { content: " (not printed: every row is in the workbook and JSON)"; }
   @page { size: A4 landscape; margin: 12mm; }
 }

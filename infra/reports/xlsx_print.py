@@ -3,8 +3,10 @@
 Applied to every sheet of every workbook ``infra`` writes (design, failures), after the
 sheets are built, so a new sheet is printable with no code change:
 
-- landscape, fit to one page wide (any number of pages tall), the header row repeated
-  on every page, gridlines printed;
+- landscape A4, fit to one page wide (any number of pages tall), the header row repeated
+  on every page, gridlines printed; a table too wide to print legibly on one page wide
+  (below :data:`MIN_SCALE`, text under about 6 pt) prints on as many pages wide as keep
+  it legible (at most :data:`MAX_PAGES_WIDE`), its first column repeated on each;
 - a footer with the design name, ``infra`` and its version, the date and the page number;
   the date comes from ``SOURCE_DATE_EPOCH`` when set (reproducible builds), else the fixed
   text ``undated`` so reruns stay byte-identical;
@@ -72,6 +74,9 @@ def finish(wb, design: str, header_rows: dict[str, int] | None = None,
         _inputs_links_wrap(ws, row)
         if getattr(ws, "_images", None):
             pictures_one_per_page(ws)
+        fit_legibly(ws)
+        if getattr(ws, "_charts", None):
+            charts_whole(ws)
 
 
 def print_setup(wb, title: str, header_rows: dict[str, int] | None = None) -> None:
@@ -87,6 +92,9 @@ def print_setup(wb, title: str, header_rows: dict[str, int] | None = None) -> No
         page_setup(ws, header_rows.get(ws.title, 1), footer)
         if getattr(ws, "_images", None):
             pictures_one_per_page(ws)
+        fit_legibly(ws)
+        if getattr(ws, "_charts", None):
+            charts_whole(ws)
 
 
 # A4 landscape, in points (1/72 inch): 297 x 210 mm
@@ -147,6 +155,63 @@ def pictures_one_per_page(ws) -> None:
     ws._print_rows = None  # a picture's own title prints above it, no header row repeated
 
 
+def charts_whole(ws) -> None:
+    """No chart cut by a page break: a chart that would cross the foot of its page starts
+    the next one (a row break above its top row), as a spreadsheet lays pages out at the
+    sheet's print scale. A chart taller than a page is left where it is (it is scaled
+    with the sheet).
+
+    >>> from openpyxl import Workbook
+    >>> from openpyxl.chart import BarChart
+    >>> ws = Workbook().active
+    >>> for row in (1, 23, 45):  # 11 cm charts (21 rows of 15 pt) one below the other
+    ...     ch = BarChart(); ch.height = 11; ws.add_chart(ch, f"A{row}")
+    >>> page_setup(ws, 1, "t"); charts_whole(ws)
+    >>> [b.id for b in ws.row_breaks.brk]  # 34 rows a page: the second chart starts page 2
+    [22, 44]
+    """
+    from openpyxl.worksheet.pagebreak import Break, RowBreak
+
+    page = printable_pt(ws)[1] / print_scale(ws)  # the sheet's points a page holds
+    breaks = {b.id for b in ws.row_breaks.brk} if ws.row_breaks else set()
+    used, row = 0.0, 1  # points on the current page, the next row to lay out
+
+    def lay(first: int, last: int) -> None:  # rows fill pages whole, as a spreadsheet's
+        nonlocal used
+        for r in range(first, last + 1):
+            h = _row_pt(ws, r)
+            if used + h > page + 1e-6 and used > 0:
+                used = 0.0
+            used += h
+            if r in breaks:
+                used = 0.0
+
+    for ch in sorted(ws._charts, key=_anchor_row):
+        top = _anchor_row(ch)
+        bottom = chart_bottom_row(ws, ch)
+        lay(row, top - 1)
+        tall = sum(_row_pt(ws, r) for r in range(top, bottom + 1))
+        if used + tall > page + 1e-6 and used > 0 and tall <= page and top > 1:
+            breaks.add(top - 1)
+            used = 0.0
+        lay(top, bottom)
+        row = bottom + 1
+    ws.row_breaks = RowBreak()
+    for b in sorted(breaks):
+        ws.row_breaks.append(Break(id=b))
+
+
+def chart_bottom_row(ws, chart) -> int:
+    """The row a chart's bottom edge falls in (its height in cm over the rows' heights)."""
+    tall = (chart.height or 7.5) / 2.54 * 72
+    r = _anchor_row(chart)
+    tall -= _row_pt(ws, r)
+    while tall > 1e-6:
+        r += 1
+        tall -= _row_pt(ws, r)
+    return r
+
+
 def _anchor_row(img) -> int:
     """1-based row of a picture's top left cell (anchored by cell name or marker)."""
     anchor = img.anchor
@@ -155,6 +220,76 @@ def _anchor_row(img) -> int:
 
         return coordinate_from_string(anchor)[1]
     return anchor._from.row + 1
+
+
+MIN_SCALE = 0.55  # 11 pt text prints at 6 pt or more
+MAX_PAGES_WIDE = 3
+
+
+def print_columns(ws) -> tuple[int, int, int, int]:
+    """``(min_col, min_row, max_col, max_row)`` printed: the print area, else the used
+    range (a streamed table's rows included)."""
+    from openpyxl.utils.cell import range_boundaries
+
+    area = ws.print_area
+    if area:
+        ref = (area[0] if isinstance(area, (list, tuple)) else str(area)).split("!")[-1]
+        return range_boundaries(ref.replace("$", ""))
+    stream = getattr(ws, "_infra_stream", None)
+    if stream is not None:
+        _, _, max_col, max_row = range_boundaries(stream.ref)
+        return 1, 1, max(max_col, ws.max_column), max(max_row, ws.max_row)
+    return 1, 1, ws.max_column, ws.max_row
+
+
+def content_pt(ws) -> float:
+    """Printed width (points, at 100 %) of the columns ``ws`` prints."""
+    from openpyxl.utils import get_column_letter
+
+    min_col, _, max_col, _ = print_columns(ws)
+    return sum(column_pt(ws, get_column_letter(c)) for c in range(min_col, max_col + 1))
+
+
+def print_scale(ws) -> float:
+    """The scale a spreadsheet prints ``ws`` at (1.0: 100 %): fitted to its pages wide,
+    else its fixed scale.
+
+    >>> from openpyxl import Workbook
+    >>> ws = Workbook().active
+    >>> for i in range(1, 31): _ = ws.cell(row=1, column=i, value="x")
+    >>> page_setup(ws, 1, "t"); round(print_scale(ws), 2)  # 30 x 48 pt on 784.3 pt
+    0.54
+    """
+    fit = ws.sheet_properties.pageSetUpPr is not None and ws.sheet_properties.pageSetUpPr.fitToPage
+    if fit and ws.page_setup.fitToWidth:
+        content = content_pt(ws)
+        width = printable_pt(ws)[0] * int(ws.page_setup.fitToWidth)
+        return min(1.0, width / content) if content else 1.0
+    return (ws.page_setup.scale or 100) / 100
+
+
+def fit_legibly(ws) -> None:
+    """A sheet that one page wide would print below :data:`MIN_SCALE` prints on the pages
+    wide that keep it at or above it (at most :data:`MAX_PAGES_WIDE`), its first column
+    repeated on each page so every row stays named. Pictures' pages are left as laid out.
+
+    >>> from openpyxl import Workbook
+    >>> ws = Workbook().active
+    >>> for i in range(1, 31): _ = ws.cell(row=1, column=i, value="x")
+    >>> page_setup(ws, 1, "t"); fit_legibly(ws)
+    >>> ws.page_setup.fitToWidth, ws.print_title_cols, round(print_scale(ws), 2)
+    (2, '$A:$A', 1.0)
+    """
+    import math
+
+    if not hasattr(ws, "page_setup") or getattr(ws, "_images", None):
+        return
+    ws.page_setup.fitToWidth = 1
+    content, width = content_pt(ws), printable_pt(ws)[0]
+    if not content or width / content >= MIN_SCALE:
+        return
+    ws.page_setup.fitToWidth = min(MAX_PAGES_WIDE, math.ceil(content * MIN_SCALE / width))
+    ws.print_title_cols = "A:A"
 
 
 def print_pages(ws) -> int:
@@ -172,22 +307,11 @@ def print_pages(ws) -> int:
     >>> print_pages(ws), round(printable_pt(ws)[1] // ROW_PT)
     (3, 34)
     """
-    from openpyxl.utils import get_column_letter
-    from openpyxl.utils.cell import range_boundaries
-
-    area = ws.print_area
-    if area:
-        ref = (area[0] if isinstance(area, (list, tuple)) else str(area)).split("!")[-1]
-        min_col, min_row, max_col, max_row = range_boundaries(ref.replace("$", ""))
-    else:
-        min_col, min_row, max_col, max_row = 1, 1, ws.max_column, ws.max_row
-    width_pt, height_pt = printable_pt(ws)
-    content = sum(column_pt(ws, get_column_letter(c)) for c in range(min_col, max_col + 1))
+    _, min_row, _, max_row = print_columns(ws)
+    height_pt = printable_pt(ws)[1]
+    scale = print_scale(ws)
     fit = ws.sheet_properties.pageSetUpPr is not None and ws.sheet_properties.pageSetUpPr.fitToPage
-    if fit and ws.page_setup.fitToWidth:
-        scale = min(1.0, width_pt / content) if content else 1.0
-    else:
-        scale = (ws.page_setup.scale or 100) / 100
+    wide = int(ws.page_setup.fitToWidth or 1) if fit else 1
     breaks = {b.id for b in ws.row_breaks.brk} if ws.row_breaks else set()
     titles = _title_rows(ws)
     title_pt = sum(_row_pt(ws, r) for r in titles) * scale
@@ -199,7 +323,7 @@ def print_pages(ws) -> int:
         used += h
         if r in breaks and r < max_row:
             pages, used = pages + 1, title_pt
-    return pages
+    return pages * wide
 
 
 def _row_pt(ws, r: int) -> float:

@@ -76,6 +76,7 @@ def build_workbook(data: dict[str, Any], analysis=None, pngs=(), sources=None,
     name = data["design"]["name"]
     header_row = getattr(wb["Summary"], "_infra_print_header", header_row)  # decision block's
     finish(wb, name, {"Summary": header_row}, [ws for ws in wb.worksheets if ws is not pictures])
+    wb["Summary"].page_setup.fitToHeight = 2  # the printed summary: at most 2 pages
     if pictures is not None:  # the renderer runs meanwhile: wait for it only now
 
         def fill() -> None:
