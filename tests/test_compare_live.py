@@ -237,3 +237,50 @@ def test_sized_capex_and_tco_follow_a_price(tmp_path):
                 n += 1
     assert n == 4
     assert want["sized_capex_usd"]["nvidia-h100-sxm5"] == 1012 * 20000
+
+
+def test_training_dollars_differs_and_ranking_follow(tmp_path):
+    """With --train, the training run's dollars are formulas: the TCO per GPU-hour times
+    the run's GPU-hours (the sheet multiplies the whole GPU-hours it shows, so it may
+    differ from the CLI by at most half a GPU-hour's price), and per million tokens that
+    over the tokens trained. Differs and Ranking of every live row are formulas too:
+    after an energy-price and years edit they read what ``infra compare`` prints on the
+    same inputs."""
+    opts = [str(DESIGNS / "dgx_b200_su.yaml"), str(DESIGNS / "gb200_nvl72_x4.yaml")]
+    train = ["--train", "llama-3-70b", "--tokens", "15e12"]
+    r = run_cli_module("compare", *opts, *train, "--report", "xlsx", "--name", "t",
+                       "-o", str(tmp_path))
+    assert r.exit_code in (0, 1), r.output
+    wb = openpyxl.load_workbook(tmp_path / "t.xlsx")
+    v = recalc(tmp_path / "t.xlsx", keep=("Inputs", "TCO", "Capex lines", "Comparison"),
+               edits={("Inputs", "B2"): ENERGY, ("Inputs", "B5"): YEARS})
+    j = run_cli_module("compare", *opts, *train, "--energy-price", str(ENERGY), "--years",
+                       str(YEARS), "--format", "json")
+    data = json.loads(j.output)
+    want = {re.sub(r"^tco_usd_\d+y$", "tco_usd", row["metric"]): row
+            for row in data["comparison"]}
+    labels = [o["label"] for o in data["options"]]
+    tco = {o["option"]: o for o in data["tco"]}
+    ws = wb["Comparison"]
+    n = len(labels)
+    seen, live_marks = set(), 0
+    for cells in ws.iter_rows(min_row=2):
+        key = re.sub(r"^tco_usd_\d+y$", "tco_usd", cells[6 + n].value)
+        if key in ("train_usd_per_run", "train_usd_per_million_tokens", "train_tokens"):
+            seen.add(key)
+        for c, label in zip(cells[3:3 + n], labels):
+            got, w = v.get(("COMPARISON", c.coordinate)), want[key][label]
+            if key == "train_usd_per_run":
+                assert c.data_type == "f" and w is not None
+                assert abs(got - w) <= tco[label]["usd_per_gpu_hour"] / 2 + 1, (label, got, w)
+            elif key == "train_usd_per_million_tokens":
+                assert c.data_type == "f"
+                assert round(got, 3) == pytest.approx(w, abs=1e-9), (label, got, w)
+        for col, name in ((4 + n, "differs"), (5 + n, "ranking")):
+            if cells[col].data_type == "f":
+                live_marks += 1
+                assert (v.get(("COMPARISON", cells[col].coordinate)) or "") == \
+                    (want[key].get(name) or ""), (key, name)
+    assert seen == {"train_usd_per_run", "train_usd_per_million_tokens", "train_tokens"}
+    assert want["train_tokens"][labels[0]] == 15e12
+    assert live_marks > 10

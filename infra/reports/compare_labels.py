@@ -34,6 +34,7 @@ FIXED = {
     "hbm_gib_per_1000_usd": ("HBM per $1,000", "GiB per $1,000", "#,##0.00"),
     "peak_dense_tflops_bf16_per_w": ("Peak dense BF16 TFLOPS per W", "TFLOPS per W", "0.00"),
     "price_usd": ("Price", "USD", USD),
+    "train_tokens": ("Tokens trained", "tokens", "#,##0"),
     "train_usd_per_run": ("Cost of the training run", "USD", USD),
     "train_usd_per_million_tokens": ("$ per million tokens trained", "USD", '"$"#,##0.000'),
     "design_rule_findings": ("Design-rule findings", "", None),

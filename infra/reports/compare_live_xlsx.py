@@ -135,6 +135,13 @@ def cost_formula(metric: str, t: dict[str, str], block: tuple | None,
             return f'=IF({price}="","",{price})'
         if per.get(metric):
             return f'=IF(OR({price}="",{price}=0),"",{per[metric]}/({price}/1000))'
+    if metric == "train_usd_per_run" and cells.get("train_gpu_hours"):
+        usd, hours = t["usd_per_gpu_hour"], cells["train_gpu_hours"]  # TCO per GPU-hour
+        return f'=IF(OR({usd}="",{hours}=""),"",{usd}*{hours})'
+    if metric == "train_usd_per_million_tokens" and cells.get("train_usd_per_run") \
+            and cells.get("train_tokens"):
+        run, tokens = cells["train_usd_per_run"], cells["train_tokens"]
+        return f'=IF(OR({run}="",{tokens}=""),"",{run}/({tokens}/1000000))'
     if metric in ("sized_capex_usd", "sized_tco_usd") and "sized_gpus" in cells:
         base = t["capex_usd" if metric == "sized_capex_usd" else "tco_usd"]
         return (f'=IF(OR({base}="",{t["gpus"]}=0),"",{base}*{cells["sized_gpus"]}'
@@ -199,6 +206,44 @@ def _bound_piece(metric: str, head: str, power: frozenset, cond: str | None) -> 
     return f"IF({cond},{text(low)},{text(full)})"
 
 
+# Comparison rows another row's formula reads (the option's cell in that row)
+LINKED = ("racks", "sized_gpus", "hbm_gib", "peak_dense_tflops_bf16", "train_gpu_hours",
+          "train_tokens", "train_usd_per_run")
+
+
+def differs_formula(span: str, n: int, values: list) -> str | None:
+    """The live Differs cell of a row of numbers (some of them formulas): ``*`` when the
+    options' figures differ or only some are known, as ``infra compare`` marks it; None
+    for a row that is not all numbers or blanks (its mark stays as written).
+
+    >>> differs_formula("D5:E5", 2, [1.5, None])
+    '=IF(COUNT(D5:E5)=0,"",IF(AND(COUNT(D5:E5)=2,MAX(D5:E5)=MIN(D5:E5)),"","*"))'
+    >>> differs_formula("D5:E5", 2, [True, False]) is None
+    True
+    """
+    if not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+               for v in values):
+        return None
+    return (f'=IF(COUNT({span})=0,"",IF(AND(COUNT({span})={n},MAX({span})=MIN({span})),'
+            f'"","*"))')
+
+
+def ranking_formula(span: str, labels: str, written: str | None) -> str | None:
+    """The live Ranking cell: ``lowest: <option>`` over the row's known figures (the first
+    of equals, as ``infra compare``), keeping a mixed-scopes mark; None where the row is
+    not ranked (no ranking, or ``not ranked: ...``: those stay as written).
+
+    >>> ranking_formula("D5:E5", "D$1:E$1", "lowest: a (mixed scopes)")
+    '=IF(COUNT(D5:E5)<2,"","lowest: "&INDEX(D$1:E$1,MATCH(MIN(D5:E5),D5:E5,0))&" (mixed scopes)")'
+    """
+    if not written or not written.startswith("lowest: "):
+        return None
+    mark = " (mixed scopes)" if written.endswith(" (mixed scopes)") else ""
+    tail = f'&"{mark}"' if mark else ""
+    return (f'=IF(COUNT({span})<2,"","lowest: "&INDEX({labels},MATCH(MIN({span}),{span},0))'
+            f'{tail})')
+
+
 def bounds_formula(pieces: list[str]) -> str | None:
     """``label: ≥ (lower bound); label2: ...`` from the pieces (each ending in ``|``)."""
     if not pieces:
@@ -243,8 +288,7 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
             ref = f"{col}{i}"
             v = r.get(label)
             t = {k: f"TCO!${c}${j + 2}" for k, c in tco_cols.items()}
-            cells = {k: f"{col}{row_of[k]}" for k in ("racks", "sized_gpus", "hbm_gib",
-                                                       "peak_dense_tflops_bf16") if k in row_of}
+            cells = {k: f"{col}{row_of[k]}" for k in LINKED if k in row_of}
             opt = data["options"][j]
             if opt["kind"] == "gpu" and (prices or {}).get(opt["label"]):
                 cells["price"] = f"Inputs!$B${prices[opt['label']]}"
@@ -264,8 +308,19 @@ def comparison_sheet(wb, data: dict[str, Any], tco_cols: dict[str, str],
         text = bounds_formula([p for p in pieces if p])
         if text:
             formula(ws, f"{get_column_letter(4 + n)}{i}", text)
-        ws.cell(row=i, column=5 + n, value=r.get("differs"))
-        ws.cell(row=i, column=6 + n, value=r.get("ranking"))
+        live = any(ws.cell(row=i, column=4 + j).data_type == "f" for j in range(n))
+        span = f"D{i}:{get_column_letter(3 + n)}{i}"
+        differs = differs_formula(span, n, [r.get(lb) for lb in labels]) if live else None
+        if differs:
+            formula(ws, f"{get_column_letter(5 + n)}{i}", differs)
+        else:
+            ws.cell(row=i, column=5 + n, value=r.get("differs"))
+        ranking = ranking_formula(span, f"D$1:{get_column_letter(3 + n)}$1",
+                                  r.get("ranking")) if live else None
+        if ranking:
+            formula(ws, f"{get_column_letter(6 + n)}{i}", ranking)
+        else:
+            ws.cell(row=i, column=6 + n, value=r.get("ranking"))
         ws.cell(row=i, column=7 + n, value=metric)
     ws.freeze_panes = "D2"
     widths = [16, 34, 12] + [18] * len(labels) + [30, 8, 26, 30]

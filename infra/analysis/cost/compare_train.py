@@ -39,7 +39,7 @@ def train_metrics(da, spec: TrainSpec, cost=None) -> dict[str, Any]:
         r = train(da, arch, spec.tokens, fw, precision=spec.precision, cost=cost)
     except InfraError as exc:
         return {"train_model": spec.model, "train_note": str(exc).split(" (")[0][:200]}
-    return {"train_model": spec.model, "train_gpus": r.gpus,
+    return {"train_model": spec.model, "train_tokens": spec.tokens, "train_gpus": r.gpus,
             "train_parallelism": r.step.parallelism.text(),
             "train_mfu_fraction": round(r.mfu_fraction, 4),
             "train_tokens_per_s": round(r.tokens_per_s),
