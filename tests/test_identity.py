@@ -30,7 +30,10 @@ def test_nvl72_su_trays_domains_and_u(nvl576):
     assert ids[0].sub_domain is None and ids[17].domain_node == 17
     # rail-optimized over 4 rails, 144 trays per SU, 32 down ports per leaf: tray 40 is on
     # leaf 40 // 32 = 1 of each rail
-    assert ids[40].leaves == (("compute", tuple(f"su0.rail{r}.leaf1" for r in range(4))),)
+    # the in-band Ethernet fabric (clos, the design's second: names prefixed 'inband.'):
+    # 4 ports per tray fill 144-port leaves in order, tray 40's ports 160-163 on leaf 1
+    assert ids[40].leaves == (("compute", tuple(f"su0.rail{r}.leaf1" for r in range(4))),
+                              ("inband", ("inband.su0.leaf1",) * 4))
     assert ids[40].group("compute") == "su0"
 
 

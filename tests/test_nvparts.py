@@ -247,13 +247,17 @@ def test_nvl72_sweep_xdr_rows_count_xdr_optics():
             [p["values"][i] for i in pick[name]]
     grid["zip"] = [["leaf_media", "spine_media"]]  # the media pairs stay together
     bare, xdr = infra.sweep(DESIGNS / "gb200_nvl72_576.yaml", grid).frame().to_dict("records")
-    assert (bare["status"], xdr["status"]) == ("ok", "ok") and bare["transceivers_per_gpu"] == 0
+    # the design's in-band Ethernet fabric (not swept) keeps its 318 MMA4Z00-NS modules
+    # (144 + 87 + 87) and 12.442 kW (7 SN5600 x 1,096 W + 318 x 15 W) in both points
+    inband_mods, inband_kw = 318, 7 * 1.096 + 318 * 0.015
+    assert (bare["status"], xdr["status"]) == ("ok", "ok")
+    assert bare["transceivers_per_gpu"] == pytest.approx(inband_mods / 576, abs=1e-4)  # rounded
     # 144 trays x 4 CX-8 = 576 node links; 8 leaves (4 rails x 2) x 72 uplinks = 576
     # leaf-spine links. Modules: 576 MMS4A20-XM800 + (288 + 288 + 288) MMS4A00-XM = 1,440
-    assert xdr["transceivers_per_gpu"] == pytest.approx(1440 / 576)
+    assert xdr["transceivers_per_gpu"] == pytest.approx((1440 + inband_mods) / 576, abs=1e-4)
     # fabric: 12 Q3400 x 2,465 W [est] = 29.58 kW + 864 twin-ports x 25 W [3P] = 21.6 kW
-    assert bare["fabric_power_kw"] == pytest.approx(29.58)
-    assert xdr["fabric_power_kw"] == pytest.approx(29.58 + 21.6)
+    assert bare["fabric_power_kw"] == pytest.approx(29.58 + inband_kw)
+    assert xdr["fabric_power_kw"] == pytest.approx(29.58 + 21.6 + inband_kw)
     # IT adds the switch-side optics and, for these sum-of-parts trays, the node-end
     # modules: 576 x 13.2 W [est] = 7.6032 kW -> +29.2032 kW
     assert xdr["it_power_kw"] - bare["it_power_kw"] == pytest.approx(21.6 + 7.6032, abs=1e-3)

@@ -106,25 +106,56 @@ def test_dgx_b200_server_is_its_published_max(tmp_path, catalog):
 
 
 def test_gb200_su_below_nvidia_1_2_mw(catalog):
+    """The GB200 SU against NVIDIA's 1.2 MW per SU (DGX SuperPOD GB200 RA, architecture
+    page: "a combination of DGX systems, InfiniBand and Ethernet networking, management
+    nodes, and storage ... Each SU requires a TDP of 1.2 MW"), with the parts of that row
+    the RA and NVIDIA's guides support (designs/gb200_nvl72_576.yaml, header)."""
     a = analyze_file(DESIGNS / "gb200_nvl72_576.yaml", catalog)
     m = a.metrics()
     # racks 8 x 122.16 = 977.28 kW
-    # fabric: 36 QM9700 x 1,096 W = 39.456 kW + switch-side optics 928 x 17 W = 15.776 kW
-    # node-end optics (sum-of-parts trays): 576 x 9 W = 5.184 kW
-    # total 977.28 + 39.456 + 15.776 + 5.184 = 1,037.696 kW; NVIDIA 1.2 MW TDP per SU: -13.5 %
-    assert m["it_power_kw"] == pytest.approx(1037.696)
+    # compute IB fabric: 36 QM9700 x 1,096 W = 39.456 kW + switch-side optics 928 x 17 W
+    #   = 15.776 kW; node-end optics (sum-of-parts trays): 576 x 9 W = 5.184 kW
+    # storage and in-band Ethernet fabric, 144 trays x 4 x 200G = 576 links on SN5600 at
+    #   200G (256 ports): leaves at 5:3 take 160 down -> 4 leaves (144 down, 87 up each);
+    #   348 uplinks over 3 spines; 7 SN5600 x 1,096 W = 7.672 kW; MMA4Z00-NS twin-port
+    #   (4 x 200G each, 15 W): 576 / 4 = 144 at the leaves + 348 / 4 = 87 at each end of
+    #   the leaf-spine links = 318 x 15 W = 4.77 kW
+    # management rack: 10 x 1,000 W (estimate) = 10 kW; storage (estimate) 5 kW
+    # total 977.28 + 39.456 + 15.776 + 5.184 + 7.672 + 4.77 + 10 + 5 = 1,065.138 kW
+    assert m["it_power_kw"] == pytest.approx(1065.138)
     assert m["node_optics_power_kw"] == pytest.approx(5.184)
+    assert a.power.storage_kw == pytest.approx(5.0)
+    inband = next(f for f in a.fabrics if f.name == "inband")
+    assert [t.switches for t in inband.tiers] == [4, 3]
+    assert inband.power_kw == pytest.approx(7.672 + 4.77)
     (su,) = [r for r in a.envelopes if r.scope == "pod:su"]
-    # NOT within 10 % (issue 28 asked for it; documented as a bound instead): with the rack at
-    # NVIDIA's ~120 kW (+5 % at most: 126 kW), 8 racks and this compute fabric reach at most
-    # 8 x 126 + 60.4 = 1,068.4 kW, 11 % under 1.2 MW. NVIDIA's RA (architecture page, read):
-    # the SU is "a combination of DGX systems, InfiniBand and Ethernet networking, management
-    # nodes, and storage ... Each SU requires a TDP of 1.2 MW", with no counts or powers for
-    # the Ethernet fabric, management nodes or storage, which this design does not hold. So
-    # 1,200 - 1,037.7 = 162.3 kW is NVIDIA's allowance for them; the envelope's label says so.
-    assert su.published_kw == 1200 and su.diff_pct == pytest.approx((1037.696 / 1200 - 1) * 100)
-    assert su.computed_kw < su.published_kw and "-13.5 %" in su.warning
-    assert "storage, management, Ethernet (not modelled)" in su.label
+    # NOT within 10 % (issue 28 asked for it; the honest figure is kept): 1,065.138 / 1,200
+    # = -11.24 %. Still not modelled, for want of a published count or power: UFM
+    # appliances, NMX-M nodes, the management rack's OOB switches, the storage's links, the
+    # DPU-end 200G optics (576 x 5 W = 2.9 kW); 1,200 - 1,065.1 = 134.9 kW is NVIDIA's
+    # allowance beyond the parts modelled.
+    assert su.published_kw == 1200 and su.diff_pct == pytest.approx((1065.138 / 1200 - 1) * 100)
+    assert su.computed_kw < su.published_kw and "-11.2 %" in su.warning
+    assert "UFM, OOB rack switches not modelled" in su.label
+
+
+def test_storage_counts_in_power_bom_and_capex(catalog):
+    """The design's storage units are IT load (air heat), BOM lines (group storage) and
+    capex lines; a site-wide system marked ``it_load: false`` (Meta's Tectonic) is none."""
+    a = analyze_file(DESIGNS / "gb200_nvl72_576.yaml", catalog)
+    (row,) = [r for r in a.bom if r.kind == "storage_system"]
+    assert (row.slug, row.count, row.group, row.where) == (
+        "nvidia-superpod-gb200-su-storage-enhanced", 1, "storage", "storage su_storage")
+    (line,) = [ln for ln in a.capex.lines if ln.kind == "storage_system"]
+    assert line.category == "storage" and line.status == "unpriced"
+    # unpriced storage keeps the capex from 'full', not from 'systems+fabric'
+    assert "nvidia-superpod-gb200-su-storage-enhanced" in a.capex.missing_for("full")
+    assert "nvidia-superpod-gb200-su-storage-enhanced" not in a.capex.missing_for("systems+fabric")
+    # its 5 kW is air heat: the hall's air carries racks' air + fabrics + node optics + storage
+    air = sum(r.air_kw * r.racks for r in a.power.racks)
+    assert a.cooling.air_kw == pytest.approx(air + a.power.fabric_kw + a.power.node_optics_kw + 5.0)
+    meta = analyze_file(DESIGNS / "meta_h100_24k.yaml", catalog)
+    assert meta.power.storage_kw == 0 and not [r for r in meta.bom if r.kind == "storage_system"]
 
 
 def test_no_shipped_design_has_a_silent_zero(catalog):
@@ -400,7 +431,7 @@ def test_fabric_switch_power_bound_is_used(tmp_path, catalog):
         "switch: nvidia-quantum-2-qm9700", "switch: acme-ndr-switch"))
     cat = load_catalog([DEFAULT_CATALOG_DIR, mine.parent])
     shipped, a = analyze_file(DESIGNS / "gb200_nvl72_576.yaml", catalog), analyze_file(design, cat)
-    n_sw = sum(t.switches for f in a.fabrics for t in f.tiers)
+    n_sw = sum(t.switches for f in a.fabrics if f.name == "compute" for t in f.tiers)
     assert n_sw > 0 and a.power.unknown == ("acme-ndr-switch",)
     assert a.power.unknown_bound_kw == pytest.approx(n_sw * 1.5)  # not None
     assert a.power.it_kw == pytest.approx(shipped.power.it_kw - n_sw * 1.096)

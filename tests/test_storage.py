@@ -120,6 +120,10 @@ def test_storage_on_a_fabric(tmp_path):
     assert (leaf.switches, leaf.down_links) == (1, 128)
     # 4 appliances x 8 ports take 32 of the leaf's free ports: 128 + 32 used, 96 free
     assert (fe.storage_ports, leaf.ports_used, leaf.ports_free) == (32, 160, 96)
+    # each storage link gets a cable (here a fibre, the tier names no cable): 128 + 32
+    assert fe.cables["fibre (one per link)"] == 160
+    # the appliances (no power figure in this test entry) are a listed unknown, not 0 W
+    assert "test-flash-appliance" in a.power.unknown
     (s,) = design_storage(a.rd)
     # storage side: read min(4 x 90, 4 x 8 x 200 / 8) = 360, write min(4 x 65, 800) = 260 GB/s
     assert (s.read_gbyte_s, s.write_gbyte_s) == (360, 260)

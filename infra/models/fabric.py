@@ -62,7 +62,9 @@ class TierSpec(Strict):
     role: Role = Field(description="leaf or tor (first tier), spine, core, from the bottom.")
     switch: Slug = Field(description="Slug of a catalog network switch.")
     port_gbit_s: PosFloat | None = Field(
-        None, description="Run the ports at this speed (breakout, e.g. 800 -> 2 x 400); default native.")
+        None, description="Run the ports at this speed (breakout, e.g. 800 -> 2 x 400); default native. "
+        "First tier: NIC ports faster than it (a whole multiple) are configured down to it (a 400G "
+        "BlueField-3 port run as 200GbE).")
     oversubscription: Annotated[float, Field(ge=0.0625, le=16.0)] = Field(
         1.0, description="Down : up bandwidth of the tier's switches: 1 = non-blocking, 2 = 2:1 "
         "over-subscribed, 0.5 = 1:2 under-subscribed (twice the uplinks; Meta's rack switches); "
@@ -132,3 +134,7 @@ class StorageSpec(Strict):
         None, description="A fabric of this design the units attach to: their ports take free ports of its "
         "first tier (too few is an error) and its per-GPU bandwidth bounds the path. Unset: the network between the nodes' NICs "
         "and the storage is not modelled (only the NICs and the storage throughput bound it).")
+    it_load: bool = Field(
+        True, description="The units are part of this design's IT load: their power, BOM lines and "
+        "capex count. false: a site-wide system the nodes only reach (Meta's Tectonic): its "
+        "throughput bounds the path, its power and cost are not the design's.")

@@ -30,7 +30,7 @@ from infra.models.systems import ComputeTray
 
 ORDER = ["rack", "compute_tray", "nvlink_switch_tray", "network_switch", "power_shelf", "pdu",
          "cooling_unit", "rack_unit", "superchip", "gpu", "cpu", "nic", "pcie_switch",
-         "nvlink_switch_chip", "optic", "cable"]
+         "nvlink_switch_chip", "optic", "cable", "storage_system"]
 FIBRE = "fibre-link"
 
 
@@ -154,7 +154,8 @@ def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None =
     -------
     list of BomRow, depth first: each row is followed by the rows mounted in it.
     ``group`` is ``system`` for compute and scale-up parts, ``fabric`` for scale-out
-    switches, optics and cables, ``facility`` for racks, power, cooling and rack units.
+    switches, optics and cables, ``facility`` for racks, power, cooling and rack units,
+    ``storage`` for the design's storage units (``storage:`` entries of its IT load).
     """
     t = _Tree(rd.catalog)
     _add_racks(t, rd)
@@ -177,6 +178,9 @@ def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None =
                 t.add(t.root, rd.catalog.get(slug), n, f"fabric {f.name}", "fabric")
             else:
                 fibre_links += n
+    for name, st in rd.design.storage.items():
+        if st.it_load:  # a site-wide system the nodes only reach is not bought with the design
+            t.add(t.root, rd.catalog.get(st.type), st.count, f"storage {name}", "storage")
     rows = t.rows()
     if fibre_links:
         rows.append(BomRow("cable", FIBRE, "Optical fibre link (one per optical link; "

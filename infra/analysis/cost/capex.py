@@ -13,7 +13,7 @@ The rule (the same one the design workbook's BOM formulas apply)
 
 Scope (``capex_scope``), from what is priced or included:
 
-- ``full``: every line; ``systems+fabric``: every compute/scale-up line and every
+- ``full``: every line (storage units too); ``systems+fabric``: every compute/scale-up line and every
   scale-out fabric line (switches, optics, cables, fibres) of a design that has a
   scale-out fabric; ``systems``: every compute
   and scale-up line (trays, servers, NVLink switch trays, their parts);
@@ -48,14 +48,15 @@ CATEGORY = {
     "network_switch": "network_switches", "rack_unit": "rack_units",
     "optic": "network_optics_cables", "cable": "network_optics_cables",
     "power_shelf": "power", "pdu": "power", "cooling_unit": "cooling",
+    "storage_system": "storage",
 }
 CATEGORIES = ("integrated_rack_system", "compute", "scale_up_nvlink", "network_nics",
-              "network_switches", "network_optics_cables", "rack_units", "power", "cooling",
-              "racks")
+              "network_switches", "network_optics_cables", "storage", "rack_units", "power",
+              "cooling", "racks")
 INTEGRATED = "integrated_rack_system"
 SCOPES = ("none", "partial", "gpus-only", "systems", "systems+fabric", "full")
 SCOPE_GROUPS = {"systems": ("system",), "systems+fabric": ("system", "fabric"),
-                "full": ("system", "fabric", "facility")}
+                "full": ("system", "fabric", "facility", "storage")}
 PRICED, INCLUDED, UNPRICED = "priced", "included", "unpriced"
 
 

@@ -5,6 +5,8 @@ topologies, so all three agree. Rules (stated so a cabling vendor can follow the
 
 - Node ports are numbered ``p1..pP`` in NIC order; with several planes, plane *q* takes
   ports ``q*P/planes + 1 ..``; switch names get a ``plane<q>.`` prefix.
+- Every fabric after the design's first prefixes its switch names with ``<fabric>.``
+  (``inband.spine0``), so no two fabrics name a switch alike.
 - Rail-optimized: node *i* of its group, rail *r* -> leaf ``<group>.rail<r>.leaf<i // d>``
   port ``i % d + 1`` (``d`` = leaf down ports).
 - Clos: the group's node ports fill leaves ``<group>.leaf<k>`` in order.
@@ -70,7 +72,7 @@ def _attach(f: FabricResult, nodes: Sequence[tuple[str, str]]) -> list[list[tupl
     per_rack = f.spec.tiers[0].switches_per_rack
     out: list[list[tuple[str, str, int]]] = [[] for _ in nodes]
     for plane in range(f.planes):
-        pre = f"plane{plane}." if f.planes > 1 else ""
+        pre = f.prefix + (f"plane{plane}." if f.planes > 1 else "")
         used: dict[str, int] = {}
         by_group: dict[str, int] = {}
         by_rack: dict[str, int] = {}
@@ -116,7 +118,8 @@ def spine_of(f: FabricResult, leaves: Sequence[str]) -> Iterator[tuple[str, int,
     index: dict[str, int] = {}  # leaves seen per plane
     per_plane: dict[str, tuple[dict, dict]] = {}  # spine number -> name, -> ports used
     for leaf in leaves:
-        pre = leaf.split(".", 1)[0] + "." if leaf.startswith("plane") else ""
+        rest = leaf[len(f.prefix):]
+        pre = f.prefix + (rest.split(".", 1)[0] + "." if rest.startswith("plane") else "")
         li = index.get(pre, 0)
         index[pre] = li + 1
         got = per_plane.get(pre)
@@ -154,7 +157,7 @@ def core_of(f: FabricResult) -> Iterator[tuple[str, int, str, int]]:
         return
     u, n_cores = tree[1].up_ports, max(1, tree[2].switches)
     for plane in range(f.planes):
-        pre = f"plane{plane}." if f.planes > 1 else ""
+        pre = f.prefix + (f"plane{plane}." if f.planes > 1 else "")
         cores: dict[int, str] = {}
         for s in range(tree[1].switches):
             spine = f"{pre}spine{s}"

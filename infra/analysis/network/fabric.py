@@ -90,6 +90,9 @@ class FabricResult:
     # per tier, bottom up: separate blocks the tier is built as (1, or its group's instances)
     blocks: list[int] = field(default_factory=list)
     storage_ports: int = 0  # storage units' ports on the first tier's free ports (all planes)
+    # prefix of this fabric's switch names: "" for the design's first fabric, "<name>." for
+    # every further one, so two fabrics never name a switch alike (spine0 of both)
+    prefix: str = ""
 
     def pod_nodes(self) -> int | None:
         """Nodes under one block of a spine tier built per pod (a job on at most this many
@@ -110,7 +113,10 @@ class FabricResult:
 def design_fabrics(rd: ResolvedDesign) -> list[FabricResult]:
     """Size every fabric of ``rd`` (cached on the design)."""
     if "_fabrics" not in rd.__dict__:
-        rd.__dict__["_fabrics"] = [size_fabric(rd, n, s) for n, s in rd.design.fabrics.items()]
+        out = [size_fabric(rd, n, s) for n, s in rd.design.fabrics.items()]
+        for f in out[1:]:
+            f.prefix = f"{f.name}."
+        rd.__dict__["_fabrics"] = out
     return rd.__dict__["_fabrics"]
 
 
@@ -137,6 +143,10 @@ def size_fabric(rd: ResolvedDesign, name: str, spec: FabricSpec) -> FabricResult
                       hint="use the native speed or an even breakout (e.g. 800 -> 2 x 400)")
         radices.append(int(sw.ports * split))  # type: ignore[attr-defined]
         rates.append(rate)
+    if spec.tiers[0].port_gbit_s and speed > rates[0] and speed % rates[0] == 0:
+        # NIC ports configured down to the first tier's rate (NVIDIA runs the GB200 tray's
+        # 400G BlueField-3 ports as 2 x 200GbE): links and bandwidth at the tier's rate
+        speed = rates[0]
     if speed != rates[0]:
         raise err(f"NIC ports run at {speed:g} Gb/s, tier 1 ({spec.tiers[0].role}) ports at "
                   f"{rates[0]:g} Gb/s", ("tiers", 0, "port_gbit_s"),
@@ -301,6 +311,9 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
     for i, (t, ts, sw) in enumerate(zip(res.spec.tiers, res.tree.tiers, switches)):
         m: LinkMedia = t.down
         links = ts.down_links * planes
+        # storage units' links on the first tier: a switch-end transceiver and a cable (or
+        # fibre) each; the storage end's optic is the unit's own (inside its power figure)
+        all_links = links + (res.storage_ports if i == 0 else 0)
         counts = {}
         for end in ("lower", "switch_end"):
             slug = m.lower if end == "lower" else m.switch_end
@@ -309,7 +322,8 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
                 continue
             opt = rd.catalog.get(slug, "optic", file=str(rd.file),
                                  path=("fabrics", res.name, "tiers", i, "down"))
-            n = math.ceil(links / _per(opt, res.link_gbit_s, err, ("tiers", i, "down")))
+            n = math.ceil((links if end == "lower" else all_links)
+                          / _per(opt, res.link_gbit_s, err, ("tiers", i, "down")))
             res.transceivers[slug] += n
             _reach(opt, m, err, i)
             mx, typ, known = figure(opt, n)
@@ -325,8 +339,8 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             c = rd.catalog.get(m.cable, "cable", file=str(rd.file),
                                path=("fabrics", res.name, "tiers", i, "down", "cable"))
             _reach(c, m, err, i)
-            cable, n_cables = c.slug, math.ceil(links / _per(c, res.link_gbit_s, err,
-                                                               ("tiers", i, "down", "cable")))
+            cable, n_cables = c.slug, math.ceil(all_links / _per(c, res.link_gbit_s, err,
+                                                                   ("tiers", i, "down", "cable")))
             res.cables[c.slug] += n_cables
             w = n_cables * (c.max_power_w or 0)  # active cables: half is the node end's
             wt = n_cables * (c.typical_w or c.max_power_w or 0)
@@ -335,8 +349,8 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             node_w += w / 2 if i == 0 else 0
             node_typ_w += wt / 2 if i == 0 else 0
         else:
-            cable, n_cables = "fibre (one per link)", links
-            res.cables[cable] += links
+            cable, n_cables = "fibre (one per link)", all_links
+            res.cables[cable] += all_links
         n_sw = ts.switches * planes
         mx, typ, known = figure(sw, n_sw)
         sw_kw = None if known is None else w_to_kw(known)

@@ -130,9 +130,9 @@ def design_cooling(rd: ResolvedDesign, power: DesignPower) -> DesignCooling:
         if "air" not in covered[name]:
             air_to_hall += rp.air_kw * rp.racks
     liquid = sum(r.liquid_kw * r.racks for r in power.racks)
-    # fabric switches sit outside the modelled racks and node-end optics are not in any
-    # rack layout's units: their heat goes to the hall's air
-    extra = power.fabric_kw + power.node_optics_kw + power.scaleup_cables_kw
+    # fabric switches and storage units sit outside the modelled racks and node-end optics
+    # are not in any rack layout's units: their heat goes to the hall's air
+    extra = power.fabric_kw + power.node_optics_kw + power.scaleup_cables_kw + power.storage_kw
     air = sum(r.air_kw * r.racks for r in power.racks) + extra
     a = rd.design.assumptions
     limit = a.air_heat_limit_kw_per_rack or AIR_HEAT_LIMIT_KW

@@ -15,7 +15,9 @@ Assumptions
   facility figure is IT x PUE. Power-shelf conversion loss is added to IT (as air heat)
   only where a shelf publishes its efficiency.
 - Scale-out fabric switches and their switch-side optics are IT load outside the racks
-  (``fabric_kw``). Node-end optics (and the node half of active cables) are added to IT
+  (``fabric_kw``). So are the design's storage units (``storage:``, ``storage_kw``:
+  units x the storage part's maximum; air heat), except an entry marked
+  ``it_load: false`` (a site-wide system the cluster only reaches). Node-end optics (and the node half of active cables) are added to IT
   for nodes whose power is a sum of parts; a published system maximum already covers
   the optics in its own cages.
 """
@@ -102,6 +104,8 @@ class DesignPower:
     fabric_typical_kw: float = 0.0
     scaleup_cables_kw: float = 0.0  # active cables joining NVLink switch trays across racks
     overrides: tuple[tuple[str, float | None, float | None, str], ...] = ()
+    storage_kw: float = 0.0  # storage units of the design (in it_kw; air heat)
+    storage_typical_kw: float = 0.0
 
     @property
     def is_lower_bound(self) -> bool:
@@ -234,18 +238,53 @@ def design_power(rd: ResolvedDesign, fabrics: list | None = None) -> DesignPower
     node = share * sum(f.node_optics_kw for f in fabrics)
     node_typ = share * sum(getattr(f, "node_optics_typical_kw", f.node_optics_kw) for f in fabrics)
     xr, xr_typ = _scaleup_cables_kw(rd)
-    it = sum(r.it_kw * r.racks for r in racks) + fabric + node + xr
-    typ = sum(r.it_typical_kw * r.racks for r in racks) + fabric_typ + node_typ + xr_typ
-    unknown = sorted({u for r in racks for u in r.unknown} | {u for f in fabrics for u in f.unknown_power})
+    st, st_typ, st_unknown, st_bound = storage_power_kw(rd)
+    it = sum(r.it_kw * r.racks for r in racks) + fabric + node + xr + st
+    typ = sum(r.it_typical_kw * r.racks for r in racks) + fabric_typ + node_typ + xr_typ + st_typ
+    unknown = sorted({u for r in racks for u in r.unknown} | {u for f in fabrics for u in f.unknown_power}
+                     | set(st_unknown))
     bounds = [None if r.unknown_bound_kw is None else r.unknown_bound_kw * r.racks for r in racks]
     # a fabric's unknown parts are bounded by their power_bound_w as a rack's are
     bounds += [None if getattr(f, "unknown_bound_w", None) is None and f.unknown_power
                else w_to_kw(getattr(f, "unknown_bound_w", 0.0) or 0.0) for f in fabrics]
+    bounds.append(st_bound)
     bound = None if any(b is None for b in bounds) else sum(bounds)
     pue = rd.design.assumptions.pue
     ov = tuple((o.type, o.max_w, o.typical_w, o.source) for o in rd.design.power_overrides)
     return DesignPower(racks, it, it * pue, pue, tuple(unknown), fabric, typ, bound, node,
-                       fabric_typ, xr, ov)
+                       fabric_typ, xr, ov, st, st_typ)
+
+
+def storage_power_kw(rd: ResolvedDesign) -> tuple[float, float, tuple[str, ...], float | None]:
+    """(max kW, typical kW, unknown slugs, kW bound of the unknowns) of the design's
+    storage units: ``count`` x the storage part's figure (a design's power override
+    applies), for every ``storage:`` entry but those marked ``it_load: false``.
+
+    Examples
+    --------
+    >>> from infra.models.resolve import load_design
+    >>> mx, typ, unknown, bound = storage_power_kw(load_design("designs/gb200_nvl72_576.yaml"))
+    >>> round(mx, 3), unknown
+    (5.0, ())
+    """
+    overrides = overrides_of(rd.design)
+    mx = typ = 0.0
+    unknown: list[str] = []
+    bound: float | None = 0.0
+    for name, spec in rd.design.storage.items():
+        if not spec.it_load:
+            continue
+        part = rd.catalog.get(spec.type, "storage_system", file=str(rd.file),
+                              path=("storage", name, "type"))
+        f = part_figure(part, rd.catalog, overrides)
+        if f.unknown:
+            unknown.append(part.slug)
+            bound = None if bound is None or f.bound_w is None else bound + spec.count * f.bound_w
+            continue
+        mx += spec.count * f.max_w
+        typ += spec.count * f.typical_w
+    return (w_to_kw(mx), w_to_kw(typ), tuple(sorted(set(unknown))),
+            None if bound is None else w_to_kw(bound))
 
 
 def _scaleup_cables_kw(rd: ResolvedDesign) -> tuple[float, float]:
