@@ -224,7 +224,9 @@ def test_graphml_cluster_round_trip_counts_equal_infra_design(design):
     g = nx.read_graphml(io.StringIO(ex.files[0].text))
     kinds = Counter(d["kind"] for _, d in g.nodes(data=True))
     assert kinds["gpu"] == m["gpus"] and kinds["compute_tray"] == m["compute_trays"]
-    assert kinds["rack"] == m["compute_racks"]  # the GraphML holds the compute racks
+    # the GraphML holds the design's own racks (compute, management/storage), not the
+    # network racks the cabling plan adds
+    assert kinds["rack"] == m["compute_racks"] + m["other_racks"]
     assert kinds["leaf_switch"] + kinds["tor_switch"] == m["leaf_switches"]
     assert kinds["spine_switch"] == m["spine_switches"]
     a = analyze_file(DESIGNS / f"{design}.yaml")
