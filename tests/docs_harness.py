@@ -10,14 +10,16 @@ How a doc's blocks are read (:data:`DOCS` says, per doc, the terminal width and 
 * A status line, ``(exit N)`` or ``exit code: N``, is the exit status (0 when absent).
 * A command line ending in ``   (excerpt)`` (any words in parentheses after two spaces) is
   an **excerpt**: each line shown must be a line of the output, in any order.
-* Otherwise the lines shown are the output **in order, line for line** (blank lines aside):
-  a ``...`` line elides any number of lines (at the start, inside or at the end); with no
-  ``...`` the block is the whole output. A line of standard error only has to be printed
-  (a terminal interleaves the two streams); with no ``...`` every one must be shown.
+* Otherwise, with no ``...`` line, the block is the **whole output**, line for line
+  (blank lines aside); with a ``...`` line it is an **elided** block: the lines shown are
+  lines of the output in the order printed (``...`` marks where lines are left out). A
+  line of standard error only has to be printed (a terminal interleaves the two streams);
+  in a whole-output block every one must be shown.
 * Mode ``block``: each fence runs in a fresh directory holding ``designs``, ``catalogs``,
-  ``sweeps``, ``tests`` and the docs' own inputs (:func:`block_inputs`); only ``infra``
-  lines run. Mode ``sequence``: every ``$`` line of the doc (``cp``, ``printf`` ...) runs in
-  order in one directory, as a reader follows the guide.
+  ``sweeps``, ``tests``, ``docs`` and the docs' own inputs (:func:`block_inputs`); only
+  ``infra`` lines (and ``python docs/EXAMPLE.py``, a shipped example) run. Mode
+  ``sequence``: every ``$`` line of the doc (``cp``, ``printf`` ...) runs in order in one
+  directory, as a reader follows the guide.
 
 Identical runs (same commands, width and inputs) are made once per process and shared
 across docs (:func:`run_block`).
@@ -25,6 +27,7 @@ across docs (:func:`run_block`).
 
 from __future__ import annotations
 
+import atexit
 import difflib
 import os
 import re
@@ -248,6 +251,7 @@ def sequence_inputs(d: Path, doc: str) -> None:
 @lru_cache(maxsize=None)
 def _template() -> Path:
     d = Path(tempfile.mkdtemp(prefix="docs-inputs-"))
+    atexit.register(shutil.rmtree, d, ignore_errors=True)
     block_inputs(d)
     return d
 
@@ -262,9 +266,13 @@ def _infra() -> str:
 
 
 def _shell(command: str) -> str:
-    return RUNS.sub(lambda m: f"$ {m.group(1)}" + (
-        f"{_infra()} " if m.group(2) == "infra " else f"{shlex.quote(sys.executable)} {m.group(2)[7:]}"),
-        "$ " + command, count=1)[2:]
+    """``command`` for bash, its ``infra`` (or ``python``) this environment's."""
+    def program(m: re.Match) -> str:
+        if m.group(2) == "infra ":
+            return f"$ {m.group(1)}{_infra()} "
+        return f"$ {m.group(1)}{shlex.quote(sys.executable)} {m.group(2)[len('python '):]}"
+
+    return RUNS.sub(program, "$ " + command, count=1)[2:]
 
 
 def _run(command: str, cwd: Path, columns: str, env: dict) -> Result:
