@@ -284,3 +284,27 @@ def test_training_dollars_differs_and_ranking_follow(tmp_path):
     assert seen == {"train_usd_per_run", "train_usd_per_million_tokens", "train_tokens"}
     assert want["train_tokens"][labels[0]] == 15e12
     assert live_marks > 10
+
+
+def test_training_dollars_follow_prices_on_the_command_line(tmp_path):
+    """``infra compare --train ... --prices``: the run's dollars use the same prices as the
+    option's TCO. A DGX B200 quoted at $1,030,000 (twice the shipped $515,000) raises the
+    TCO per GPU-hour, and the run costs that rate x its GPU-hours (both as the CLI prints
+    them: at most half a GPU-hour's price and a dollar of rounding apart)."""
+    opts = [str(DESIGNS / "dgx_b200_su.yaml")]
+    train = ["--train", "llama-3-70b", "--tokens", "15e12", "--format", "json"]
+    prices = tmp_path / "p.yaml"
+    prices.write_text(
+        "as_of: 2026-01-01\ncurrency: USD\nprices:\n"
+        "  - {slug: nvidia-hgx-b200, usd: 1030000, basis: quote, covers: contents,\n"
+        "     date: 2026-01-01, source: {title: my quote, url: https://example.com/q, tag: V}}\n")
+    runs = []
+    for extra in ([], ["--prices", str(prices)]):
+        d = json.loads(run_cli_module("compare", *opts, *train, *extra).output)
+        rows = {r["metric"]: r for r in d["comparison"]}
+        (tco,) = d["tco"]
+        label = tco["option"]
+        usd, hours = rows["train_usd_per_run"][label], rows["train_gpu_hours"][label]
+        assert abs(usd - tco["usd_per_gpu_hour"] * hours) <= tco["usd_per_gpu_hour"] / 2 + 1
+        runs.append(usd)
+    assert runs[1] > runs[0] * 1.2  # the quote moved the run's dollars, not only the TCO

@@ -224,7 +224,7 @@ def design_option(key: str, path: Path, book: PriceBook, catalog: Catalog,
     tco = design_tco(da, capex, a)
     m = design_metrics(da, capex, tco, a)
     if train is not None:
-        m.update(train_metrics(da, train, a))
+        m.update(train_metrics(da, train, a, capex))
     build = da.rd.design.build
     k = next(iter(build.values())) if len(build) == 1 else 1
     unit = next(iter(build)) if len(build) == 1 else "design"

@@ -26,9 +26,10 @@ class TrainSpec:
     framework: str = DEFAULT_FRAMEWORK
 
 
-def train_metrics(da, spec: TrainSpec, cost=None) -> dict[str, Any]:
+def train_metrics(da, spec: TrainSpec, cost=None, capex=None) -> dict[str, Any]:
     """The option's training figures (``train_*`` metrics); a model that does not fit
-    gives its reason instead of figures."""
+    gives its reason instead of figures. ``capex``: the option's capex as the comparison
+    prices it (its ``--prices``), so the run's dollars follow the same prices."""
     from infra.analysis.perf.training_run import train
     from infra.errors import InfraError
 
@@ -36,7 +37,7 @@ def train_metrics(da, spec: TrainSpec, cost=None) -> dict[str, Any]:
     arch = cat.get(spec.model, "model")
     fw = cat.get(spec.framework, "training_framework")
     try:
-        r = train(da, arch, spec.tokens, fw, precision=spec.precision, cost=cost)
+        r = train(da, arch, spec.tokens, fw, precision=spec.precision, cost=cost, capex=capex)
     except InfraError as exc:
         return {"train_model": spec.model, "train_note": str(exc).split(" (")[0][:200]}
     return {"train_model": spec.model, "train_tokens": spec.tokens, "train_gpus": r.gpus,

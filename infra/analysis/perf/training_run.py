@@ -130,13 +130,15 @@ def job_gpus(t, gpus: int | None) -> int:
 
 def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
           precision: str = "bf16", given: dict | None = None,
-          batch_tokens: int | None = None, rates=None, cost=None) -> TrainingRun:
+          batch_tokens: int | None = None, rates=None, cost=None, capex=None) -> TrainingRun:
     """Time, energy and cost of training ``arch`` on ``tokens`` (see the module docstring).
 
     ``analysis``: a :class:`~infra.analysis.summary.DesignAnalysis`; ``arch`` a
     ``model`` catalog entry, ``framework`` a ``training_framework`` entry; ``given``:
     parallelism keys fixed by the user (:func:`~infra.analysis.perf.training.parse_parallelism`);
-    ``rates``: a failure-rate table (default the shipped one); ``cost``: CostAssumptions.
+    ``rates``: a failure-rate table (default the shipped one); ``cost``: CostAssumptions;
+    ``capex``: the capex to price the run with (default the analysis's, from the shipped
+    price book; ``infra compare --prices`` passes the one its prices give).
     """
     rd = analysis.rd
     t = design_tiers(rd, analysis.bandwidth, analysis.fabrics)
@@ -167,7 +169,7 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
     hours = days * 24
     share = n / t.gpus
     it_kw = analysis.power.it_typical_kw * share
-    usd, lower = _cost(analysis, cost)
+    usd, lower = _cost(analysis, cost, capex if capex is not None else analysis.capex)
     assumptions = _assumptions(arch, framework, batch, note, good_note, precision, given)
     return TrainingRun(
         rd.name, arch.slug, n, precision, tokens, batch, s, not _complete(given), tried, tps,
@@ -234,15 +236,15 @@ def _goodput(analysis, n: int, rates, checkpoint_bytes: float = 0.0) -> tuple[fl
         f"{view.restart_minutes:,.3g} min")
 
 
-def _cost(analysis, cost) -> tuple[float | None, bool]:
-    """The design's TCO per GPU-hour (as ``infra compare`` gives it) and whether it rests
-    on a lower-bound capex."""
+def _cost(analysis, cost, capex) -> tuple[float | None, bool]:
+    """The design's TCO per GPU-hour on ``capex`` (as ``infra compare`` gives it) and
+    whether it rests on a lower-bound capex."""
     from infra.analysis.cost.compare_metrics import design_tco
     from infra.analysis.cost.tco import CostAssumptions
 
-    if analysis.capex is None or analysis.capex.priced_usd is None:
+    if capex is None or capex.priced_usd is None:
         return None, False
-    tco = design_tco(analysis, analysis.capex, cost or CostAssumptions())
+    tco = design_tco(analysis, capex, cost or CostAssumptions())
     return tco.usd_per_gpu_hour, bool(tco.capex_is_lower_bound)
 
 
