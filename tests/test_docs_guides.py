@@ -98,3 +98,46 @@ def test_readme_cost_table_is_the_compare(run_cli):
     assert f"| TCO 5 years (USD) | {m[0]['tco_usd_5y']:,.0f} | {m[1]['tco_usd_5y']:,.0f} |" in text
     assert (f"| **USD per GPU-hour** | **{m[0]['usd_per_gpu_hour']:.3f}** | "
             f"**{m[1]['usd_per_gpu_hour']:.3f}** |") in text
+
+
+def _fence_after(text: str, marker: str) -> list[str]:
+    """The lines of the first fenced block after ``marker`` in ``text``."""
+    body = text[text.index(marker):].split("```", 2)[1]
+    return [x for x in body.split("\n")[1:] if x.strip()]
+
+
+def test_scale_up_guide_gb300_metrics_are_the_model(catalog):
+    """The scale-up guide's GB300 NVL72 block (``key value`` pairs of the JSON metrics)
+    is what the model computes today."""
+    import re
+
+    from infra.analysis.summary import analyze_file
+
+    text = (ROOT / "docs/guides/scale-up.md").read_text(encoding="utf-8")
+    m = analyze_file(ROOT / "designs" / "gb300_nvl72.yaml", catalog).metrics()
+    pairs = [p for line in _fence_after(text, "## GB300 NVL72")
+             for p in re.split(r",\s+|\s{3,}", line.strip())]
+    assert len(pairs) >= 12
+    for p in pairs:
+        key, value = p.split(" ")
+        assert str(m[key]) == value, (key, m[key], value)
+
+
+def test_gaudi3_guide_field_descriptions_are_the_schemas():
+    """The field descriptions the Gaudi 3 guide quotes are the generated schemas' text."""
+    import json
+
+    text = (ROOT / "docs/guides/gaudi3-and-bisection.md").read_text(encoding="utf-8")
+    found = {}
+    for name in ("gpu", "nic"):
+        schema = json.loads((ROOT / "schemas" / f"catalog-{name}.schema.json").read_text())
+        for owner, props in [("", schema["properties"])] + [
+                (f"{k}.", d.get("properties", {})) for k, d in schema.get("$defs", {}).items()]:
+            for field, spec in props.items():
+                found.setdefault(f"{owner}{field}", spec.get("description"))
+    found["Nic.role"] = schema["properties"]["role"]["description"]  # the NIC schema's
+    lines = _fence_after(text, "## Every catalog field has a description")
+    assert len(lines) >= 5
+    for line in lines:
+        field, description = line.split(": ", 1)
+        assert found.get(field) == description, field
