@@ -15,7 +15,7 @@ Tricks and how one is switched off (in the launcher, before the command runs):
 - ``workers``: the forked report workers (``infra/reports/worker.py``, removed after
   this measurement: see :data:`REMOVED`): ``worker.can_fork`` returned False, so the
   parent did the jobs in turn (its documented fallback);
-- ``gc``: the GC pause (``short_lived_gc``/``freeze_long_lived`` in ``infra/cli/main.py``
+- ``gc``: the GC pause (``short_lived_gc``/``freeze_long_lived`` in ``infra/cli/runtime.py``
   and ``gc_deferred`` in ``infra/models/gcpause.py``): all three made no-ops;
 - ``catalog-cache``: ``INFRA_CATALOG_CACHE=off`` (on: a cache directory warmed first);
 - ``yamlfast``: the one-pass YAML reader (``infra/models/yamlfast.build``) always
@@ -196,8 +196,12 @@ def targets(runs: int, scenarios: int) -> None:
 
     def cpu(fn) -> float:
         t = time.process_time()
-        fn()
-        return time.process_time() - t
+        res = fn()
+        spent = time.process_time() - t
+        bad = [r for r in getattr(res, "rows", []) if r.get("error")]
+        if bad:  # a scenario that failed would be timed as a cheap one
+            raise SystemExit(f"{len(bad)} scenarios failed, e.g. {bad[0]['error']}")
+        return spent
 
     # as bench_sweep's "design" workload: every scenario a distinct design (PUE x the
     # leaf tier's oversubscription, so the fabric is sized again)
