@@ -47,7 +47,7 @@ def test_published_loaded_weight_is_the_planning_figure_when_parts_are_unpublish
     nvl = next(r for r in w.racks if r.layout == "nvl72")
     assert nvl.published_kg == 1360 and nvl.planning_kg == 1360
     assert "nvidia-gb200-compute-tray" in nvl.missing
-    assert nvl.basis.startswith("the rack's published loaded weight (1,360 kg)")
+    assert nvl.basis.startswith("the rack's published loaded weight (1,360 kg [3P])")
     assert w.heaviest.layout == "nvl72"
 
 
@@ -62,3 +62,23 @@ def test_over_the_enclosure_rating_is_a_finding_with_its_line():
     (f,) = [f for f in weight_findings(rd, w) if "dgx4" in f.message]
     assert f.kind == "rack_load" and "521.8 kg" in f.message and "500 kg" in f.message
     assert f.path == "racks.dgx4" and f.line is not None
+
+
+def test_decision_summary_heaviest_rack():
+    """The decision summary's heaviest rack: dgx_h100_superpod's DGX rack, 655.89 kg
+    (134.09 + 4 x 130.45), is a lower bound (its PDUs, and the 3-DGX layout's, have no
+    weight: 2 layouts unknown); gb200_nvl72_576: 1,360 kg, the NVL72's published loaded
+    weight, tagged third-party; aws_nvl36x2 publishes no weight: unknown, never 0 kg."""
+    from infra.analysis.summary import analyze_file
+    from infra.reports.decision import decision_summary
+
+    def fig(name):
+        d = decision_summary(analyze_file(ROOT / "designs" / f"{name}.yaml").as_dict())
+        return next(f for f in d["figures"] if f["key"] == "heaviest_rack_kg")
+
+    f = fig("dgx_h100_superpod")
+    assert f["value"] == pytest.approx(655.89) and f["unit"] == "kg"
+    assert f["note"].startswith("lower bound: 2 rack layouts of unknown weight; layout dgx4")
+    f = fig("gb200_nvl72_576")
+    assert f["value"] == 1360 and "published loaded weight [3P]" in f["note"]
+    assert fig("aws_nvl36x2")["value"] is None

@@ -21,6 +21,7 @@ from infra.analysis.network.fabric import FabricResult, design_fabrics, fabric_m
 from infra.analysis.layout.elevation import elevation_run_rows, rack_elevations
 from infra.analysis.power.envelopes import EnvelopeRow, design_envelopes, envelope_table
 from infra.analysis.layout.placement import network_elevations
+from infra.analysis.layout.weight import HallWeight, hall_weight, weight_findings
 from infra.analysis.layout.rack_faces import network_power_rows
 from infra.analysis.power.it_power import DesignPower, design_power
 from infra.analysis.power.supply import server_psu_rows, supply_rows
@@ -60,7 +61,17 @@ class DesignAnalysis:
         """Design-rule violations (supply under its redundancy, rack rating, cooling units
         short of their heat), each an :class:`infra.analysis.findings.Finding`; the figures
         are computed all the same. The CLI names them first and exits 1."""
-        return tuple(f for r in self.power.racks for f in r.findings) + self.cooling.findings
+        return (tuple(f for r in self.power.racks for f in r.findings) + self.cooling.findings
+                + tuple(weight_findings(self.rd, self.weight)))
+
+    @property
+    def weight(self) -> HallWeight:
+        """Every rack layout's weight, compute and network (computed once)."""
+        w = self.__dict__.get("_weight")
+        if w is None:
+            w = self.__dict__["_weight"] = hall_weight(
+                self.rd, rack_elevations(self.rd, self.power) + network_elevations(self.rd))
+        return w
 
     def metrics(self) -> dict[str, Any]:
         c, p = self.compute, self.power
@@ -125,6 +136,11 @@ class DesignAnalysis:
                                       else "unknown: no line priced")
             m["capex_scope"] = c.scope
             m["capex_completeness_fraction"] = _r(c.completeness)
+        w = self.weight
+        # the heaviest rack's weight, a lower bound while a layout has no planning figure
+        # (a part's weight unpublished and no loaded weight published for its rack type)
+        m["heaviest_rack_kg"] = _r(w.heaviest_kg)
+        m["rack_weight_unplanned_layouts_count"] = len(w.unplanned)
         lost = max((b.gpus_lost for b in self.blast), default=0)
         m["worst_single_failure_gpus"] = lost
         m.update(self._collective_figures())
@@ -219,6 +235,14 @@ class DesignAnalysis:
             "flops_by_precision": self._flops_rows(),
             "rack_elevation": elevation_run_rows(rack_elevations(self.rd, self.power)
                                                  + network_elevations(self.rd)),
+            "rack_weight": [
+                {"layout": r.layout, "rack_type": r.rack_type, "racks": r.racks,
+                 "weight_kg_per_rack": _r(r.planning_kg), "parts_kg_per_rack": _r(r.kg),
+                 "published_loaded_kg_per_rack": r.published_kg,
+                 "published_loaded_kg_tag": r.published_tag,
+                 "static_load_kg": r.static_load_kg,
+                 "unpublished_weight_parts": ", ".join(r.missing), "basis": r.basis}
+                for r in self.weight.racks],
             "collectives": self._collective_rows(),
             "assumptions": self._assumptions(),
         }

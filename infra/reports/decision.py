@@ -24,7 +24,8 @@ from typing import Any
 from infra.reports.labels import metric_label, shown_unit, value_text
 
 FIGURES = ("gpus", "racks", "peak_dense_pflops_bf16", "achievable_pflops_bf16", "it_power_mw",
-           "facility_power_mw", "max_it_kw_per_rack", "liquid_heat_kw", "air_heat_kw",
+           "facility_power_mw", "max_it_kw_per_rack", "heaviest_rack_kg", "liquid_heat_kw",
+           "air_heat_kw",
            "capex_priced_usd", "worst_single_failure_gpus",
            "allreduce_busbw_8gib_domain_gbyte_s", "allreduce_busbw_8gib_design_gbyte_s")
 OPTIONAL = ("allreduce_busbw_8gib_domain_gbyte_s", "allreduce_busbw_8gib_design_gbyte_s")
@@ -109,6 +110,8 @@ def _figure(key: str, m: dict, t: dict) -> dict[str, Any] | None:
         return _rack_figure(t.get("power_by_rack") or ())
     if key in ("liquid_heat_kw", "air_heat_kw"):
         return _heat_figure(key, m, t)
+    if key == "heaviest_rack_kg":
+        return _weight_figure(m, t)
     if key == "capex_priced_usd":
         n = m.get("capex_unpriced_sku_count") or 0
         bound = ("" if not n else f"unknown: {n:,} SKU{'' if n == 1 else 's'} unpriced"
@@ -159,6 +162,31 @@ def _rack_figure(rows) -> dict[str, Any]:
         note += ": " + " + ".join(split)
     return _fig("max_it_kw_per_rack", r["it_kw_per_rack"], note, label="Highest IT per rack",
                 unit="kW")
+
+
+def _weight_figure(m: dict, t: dict) -> dict[str, Any] | None:
+    """The heaviest rack: its planning weight and basis, or, where some part's weight is
+    unpublished, unknown with the parts' sum as a lower bound."""
+    rows = t.get("rack_weight") or ()
+    if not rows:
+        return None
+    key = "weight_kg_per_rack"
+    if m.get("heaviest_rack_kg") is None:
+        return _fig("heaviest_rack_kg", None, "no weight published for these racks' parts",
+                    unit="kg")
+    r = max(rows, key=lambda r: r.get(key) or r.get("parts_kg_per_rack") or 0)
+    if r.get(key) is None:
+        how = "its parts with a published weight"
+    elif r.get("unpublished_weight_parts"):
+        tag = f" [{r['published_loaded_kg_tag']}]" if r.get("published_loaded_kg_tag") else ""
+        how = f"the rack's published loaded weight{tag}"
+    else:
+        how = "its parts' published weights"
+    n = m.get("rack_weight_unplanned_layouts_count") or 0
+    bound = (f"lower bound: {n} rack layout{'' if n == 1 else 's'} of unknown weight; "
+             if n else "")
+    return _fig("heaviest_rack_kg", m.get("heaviest_rack_kg"),
+                f"{bound}layout {r['layout']}: {how}", unit="kg")
 
 
 def _heat_figure(key: str, m: dict, t: dict) -> dict[str, Any]:

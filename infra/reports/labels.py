@@ -21,6 +21,7 @@ SUFFIX_UNITS = [
     ("_tbyte", "TB"),
     ("_gib", "GiB"),
     ("_kw", "kW"),
+    ("_kg", "kg"),
     ("_kw_bound", "kW (at most)"),
     ("_mw", "MW"),
     ("_ratio", "ratio"),
@@ -37,7 +38,7 @@ SUFFIX_UNITS = [
 ]
 
 # unit words dropped from a name when the unit is shown beside it
-UNIT_TOKENS = {"kw", "mw", "w", "usd", "gbit", "gbyte", "tbit", "tbyte", "gib", "s", "u", "ratio",
+UNIT_TOKENS = {"kw", "kg", "mw", "w", "usd", "gbit", "gbyte", "tbit", "tbyte", "gib", "s", "u", "ratio",
                "fraction", "hours", "seconds", "minutes"}
 WORDS = {
     "it": "IT", "kw": "kW", "gpu": "GPU", "gpus": "GPUs", "cpu": "CPU", "cpus": "CPUs",
@@ -49,6 +50,8 @@ WORDS = {
 }
 LABELS = {  # names whose plain reading would mislead
     "other_racks": "Management and storage racks",
+    "heaviest_rack_kg": "Heaviest rack",
+    "rack_weight_unplanned_layouts_count": "Rack layouts of unknown weight",
     "degraded_bandwidth_fraction": "Bandwidth kept by the worst degraded GPU",  # NIC or NVLink rows
     "largest_placeable_job_gpus": "Largest job in one NVLink domain",
     "worst_single_failure_gpus": "Worst single failure, GPUs lost",

@@ -42,6 +42,7 @@ class RackWeight:
     missing: tuple[str, ...]  # slugs without a published weight (the enclosure included)
     published_kg: float | None  # the rack type's published loaded weight, shown beside
     static_load_kg: float | None  # the enclosure's static load rating, when published
+    published_tag: str | None = None  # how sure the published loaded weight is (V, 3P...)
 
     @property
     def complete(self) -> bool:
@@ -65,7 +66,8 @@ class RackWeight:
             return "sum of the parts' published weights"
         unpublished = ", ".join(self.missing)
         if self.published_kg is not None:
-            return (f"the rack's published loaded weight ({self.published_kg:,.0f} kg); "
+            tag = f" [{self.published_tag}]" if self.published_tag else ""
+            return (f"the rack's published loaded weight ({self.published_kg:,.0f} kg{tag}); "
                     f"from its parts at least {self.kg:,.1f} kg ({unpublished} unpublished)")
         return f"at least {self.kg:,.1f} kg: {unpublished} unpublished"
 
@@ -84,7 +86,21 @@ class HallWeight:
     @property
     def heaviest(self) -> RackWeight | None:
         """The heaviest rack layout (by its planning figure, else its lower bound)."""
-        return max(self.racks, key=lambda r: (r.planning_kg or r.kg), default=None)
+        return max(self.racks, key=lambda r: r.planning_kg or r.kg, default=None)
+
+    @property
+    def heaviest_kg(self) -> float | None:
+        """The heaviest rack's weight: exact when every rack has a planning figure, else a
+        lower bound of the heaviest (see :attr:`unplanned`); None when no weight at all is
+        published."""
+        h = self.heaviest
+        return None if h is None else (h.planning_kg or h.kg or None)
+
+    @property
+    def unplanned(self) -> tuple[str, ...]:
+        """Rack layouts with no planning figure (a part's weight unpublished, no loaded
+        weight published): while any is left, :attr:`heaviest_kg` is a lower bound."""
+        return tuple(r.layout for r in self.racks if r.planning_kg is None)
 
 
 def rack_weight(rd: ResolvedDesign, e: RackElevation) -> RackWeight:
@@ -101,9 +117,11 @@ def rack_weight(rd: ResolvedDesign, e: RackElevation) -> RackWeight:
     enclosure = getattr(rack, "weight_kg", None)
     if enclosure is None:
         missing[rack.slug] = None
+    published = getattr(rack, "loaded_weight_kg", None)
+    src = rack.source_of("loaded_weight_kg") if published is not None else None
     return RackWeight(e.layout, e.rack_type, e.racks, units + (enclosure or 0.0), units,
-                      tuple(missing), getattr(rack, "loaded_weight_kg", None),
-                      getattr(rack, "static_load_kg", None))
+                      tuple(missing), published, getattr(rack, "static_load_kg", None),
+                      src.tag if src is not None else None)
 
 
 def hall_weight(rd: ResolvedDesign, elevations: list[RackElevation]) -> HallWeight:
