@@ -26,20 +26,6 @@ from conftest import ROOT
 
 PKG = ROOT / "infra"
 
-# ALLOW-LIST, temporary: the workbook modules infra/reports/xlsx_*.py are being untangled by
-# another change right now (xlsx_report <-> xlsx_stream <-> xlsx_print / xlsx_extras /
-# xlsx_bom / xlsx_decision, atomic -> xlsx_stream -> xlsx_report -> atomic, and
-# xlsx_print -> infra (its __version__) -> infra.api -> exports -> ... -> xlsx_stream).
-# Their imports are left out of the graph until that lands; then this set is emptied (and
-# the test below that keeps it to xlsx modules only can go with it). Nothing else may be
-# added here.
-ALLOWED_PREFIX = "infra.reports.xlsx_"
-
-
-def allowed(module: str) -> bool:
-    return module.startswith(ALLOWED_PREFIX)
-
-
 def module_name(path: Path, root: Path) -> str:
     parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -126,11 +112,6 @@ def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
     return sorted(out)
 
 
-def checked(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    """The graph with the allow-listed modules' own imports left out."""
-    return {m: ({} if allowed(m) else e) for m, e in graph.items()}
-
-
 def describe(graph: dict[str, dict[str, int]], comp: list[str]) -> str:
     inside = set(comp)
     return "; ".join(f"{m} -> {t} (line {ln})" for m in comp
@@ -138,17 +119,10 @@ def describe(graph: dict[str, dict[str, int]], comp: list[str]) -> str:
 
 
 def test_no_import_cycles():
-    graph = checked(import_graph(ROOT))
+    graph = import_graph(ROOT)
     found = cycles(graph)
     assert not found, "import cycles:\n" + "\n".join(
         f"{len(c)} modules: {describe(graph, c)}" for c in found)
-
-
-def test_the_allow_list_is_only_the_xlsx_modules():
-    graph = import_graph(ROOT)
-    listed = sorted(m for m in graph if allowed(m))
-    assert listed and all(m.startswith("infra.reports.xlsx_") and
-                          (PKG / "reports" / f"{m.rsplit('.', 1)[1]}.py").exists() for m in listed)
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -206,7 +180,7 @@ def test_reintroducing_a_broken_cycle_in_a_copy_of_the_tree_fails(tmp_path):
     """The cycles broken in issue 32, put back one at a time into a copy of the package,
     are found again (and the allow-list does not hide them)."""
     shutil.copytree(PKG, tmp_path / "infra", ignore=shutil.ignore_patterns("__pycache__"))
-    assert cycles(checked(import_graph(tmp_path))) == []
+    assert cycles(import_graph(tmp_path)) == []
     back = {  # module file: the import that made the cycle, added inside a function
         "cli/runtime.py": ("infra.cli.main", "infra.cli.runtime"),
         "analysis/reliability/effect.py": ("infra.analysis.reliability.blast_radius",
@@ -218,6 +192,6 @@ def test_reintroducing_a_broken_cycle_in_a_copy_of_the_tree_fails(tmp_path):
         path = tmp_path / "infra" / rel
         text = path.read_text()
         path.write_text(text + f"\n\ndef _reintroduced():\n    import {target}\n")
-        found = cycles(checked(import_graph(tmp_path)))
+        found = cycles(import_graph(tmp_path))
         path.write_text(text)
         assert any(mod in c and target in c for c in found), (rel, found)
