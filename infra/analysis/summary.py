@@ -309,7 +309,7 @@ class DesignAnalysis:
             rows.append({"item": "no published MAMF (achievable FLOPS excludes it)",
                          "value": f"{n} x {slug}", "source": "catalog"})
         for slug, n in self.compute.gpu_types.items():  # achievable FLOPS on an estimate: say so
-            gpu = self.rd.catalog.get(slug)
+            gpu = self.rd.part(slug)
             src = gpu.source_of("mamf_bf16_tflops") if gpu.mamf_bf16_tflops is not None else None
             if src is not None and src.tag == "estimate":
                 rows.append({"item": "achievable BF16 uses an estimated MAMF (no published "

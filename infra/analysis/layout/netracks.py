@@ -78,8 +78,8 @@ def network_rack_counts(rd: ResolvedDesign) -> list[tuple[FabricResult, int, int
 
 def rack_slots(rd: ResolvedDesign, f: FabricResult, tier: int) -> tuple[int, float, int]:
     """(network rack U height, switch height U, switches per rack) for one tier."""
-    rack = rd.catalog.get(NETWORK_RACK)
-    h = float(rd.catalog.get(f.tiers[tier].switch).u_height or 1)  # type: ignore[attr-defined]
+    rack = rd.part(NETWORK_RACK)
+    h = float(rd.part(f.tiers[tier].switch).u_height or 1)  # type: ignore[attr-defined]
     return rack.u_height, h, int((rack.u_height - BOTTOM_FREE_U) // (h + 1))  # type: ignore[attr-defined]
 
 
@@ -169,7 +169,7 @@ def _check_tors(rd: ResolvedDesign, f: FabricResult, layout: str, k: int) -> Non
     from infra.analysis.layout.elevation import unit_positions
 
     t = f.tiers[0]
-    h = float(rd.catalog.get(t.switch).u_height or 1)  # type: ignore[attr-defined]
+    h = float(rd.part(t.switch).u_height or 1)  # type: ignore[attr-defined]
     lay = rd.layouts[layout]
     low = min((pos for _, pos in unit_positions(lay) if pos), default=lay.rack.u_height + 1)
     if int(1 + (k - 1) * h) + h - 1 >= low:

@@ -37,7 +37,6 @@ from infra.analysis.network.pcie import tray_contention
 from infra.analysis.power.it_power import DesignPower
 from infra.analysis.reliability.effect import Effect  # re-exported: callers import it from here
 from infra.analysis.reliability.fabric_blast import fabric_blast
-from infra.models.expand import expand_tray
 from infra.models.resolve import ResolvedDesign
 from infra.topology.scaleup import ScaleUpDomain, scale_up_domains
 
@@ -462,7 +461,7 @@ class _Ctx:
         trays = rd.tray_counts()[tray.slug]
         tnode = next(x for x, d in sorted(dom.graph.nodes(data=True))
                      if d["kind"] == "compute_tray" and d["slug"] == tray.slug)
-        lay = expand_tray(tray, rd.catalog)
+        lay = rd.tray_layout(tray)
         node_eff = domain_effect(dom, {tnode}, self.mode)
         broken = 1 if dom.gpus > 1 and dom.topology != "none" else 0
         for kind in ("compute_tray", "superchip", "cpu"):
@@ -545,7 +544,7 @@ class _Ctx:
         slug = trays[0].part.slug
         d = next(x for x in self.domains if x.name == f"tray {slug}")
         n_trays = sum(i.count for i in trays)
-        per = sum(i.count * expand_tray(i.part, self.rd.catalog).count("gpu") for i in trays)
+        per = sum(i.count * self.rd.tray_layout(i.part).count("gpu") for i in trays)
         return d, per, n_trays if d.gpus > 1 else 0
 
     @staticmethod
