@@ -127,7 +127,9 @@ def test_mi325x_server_power_from_parts(mi325x):
 def test_mi355x_cluster_golden(mi355x):
     m = mi355x.metrics()
     # 8 racks x 16 servers x 8 GPUs = 1,024 GPUs (AMD's 128 GPUs per rack)
-    assert (m["gpus"], m["racks"], m["scale_up_domain_gpus"]) == (1024, 8, 8)
+    assert (m["gpus"], m["compute_racks"], m["scale_up_domain_gpus"]) == (1024, 8, 8)
+    # every rack on the floor: the 8 compute racks and the fabric's network racks
+    assert m["racks"] == 8 + m["network_racks"] and m["network_racks"] > 0
     # HBM 1,024 x 288 GB (8 x 36 GiB stacks) = 294,912 GiB = 316.659 x 10^12 B;
     # 1,024 x 8.0 TB/s = 8,192 TB/s
     assert m["hbm_tbyte"] == pytest.approx(316.659, abs=1e-3)

@@ -67,12 +67,14 @@ def test_nvl72_figures(nvl72):
     assert (m["gpus"], m["cpus"], m["racks"], m["compute_trays"]) == (72, 36, 1, 18)
     # tray: 2 x 2,650 W GB200 (NVIDIA PRS) + 4 x 25 W CX-7 [est] + 2 x 150 W BlueField-3
     # + 450 W overhead [est] = 6,150 W; rack 18 x 6.15 + 9 x 1.24 switch trays + 2 x 0.15
-    # SN2201 = 110.7 + 11.16 + 0.3 = 122.16 kW (NVIDIA ~120 kW)
-    assert m["it_power_kw"] == pytest.approx(122.16)
+    # SN2201 = 110.7 + 11.16 + 0.3 = 122.16 kW of DC load (NVIDIA ~120 kW); at the feeds,
+    # through the MGX shelves at 97.5 %: 122.16 / 0.975 = 125.2923 kW
+    assert m["it_power_kw"] == pytest.approx(122.16 / 0.975)
     # liquid: superchips + CX-7 (tuning guide: CX7 liquid-cooled) 18 x 5.4 + switch trays
-    # 11.16 = 108.36 kW; air 18 x (0.3 + 0.45) + 0.3 = 13.8 kW
+    # 11.16 = 108.36 kW; air 18 x (0.3 + 0.45) + 0.3 = 13.8 kW + the shelves' loss
+    # 122.16 / 0.975 - 122.16 = 3.1323 kW (heat in the rack's air) = 16.9323 kW
     assert m["liquid_heat_kw"] == pytest.approx(108.36)
-    assert m["air_heat_kw"] == pytest.approx(13.8)
+    assert m["air_heat_kw"] == pytest.approx(13.8 + 122.16 / 0.975 - 122.16)
     (rack,) = nvl72.power.racks
     assert rack.supply_kw == 8 * 33  # 8 x 33 kW power shelves = 264 kW installed
     assert rack.supply.usable_kw == 4 * 33  # N+N: one feed's 4 shelves = 132 kW usable

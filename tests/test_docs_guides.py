@@ -17,7 +17,8 @@ def test_power_guide_prose_quotes_the_model(catalog):
     su = analyze_file(ROOT / "designs" / "gb200_nvl72_576.yaml", catalog)
     gb300 = analyze_file(ROOT / "designs" / "gb300_nvl72.yaml", catalog).metrics()
     assert f"= {nvl72['it_power_kw']:.2f} kW" in text
-    assert f"Air: 18 x (300 + 450) W + 300 W = {nvl72['air_heat_kw']:g} kW" in text
+    assert ("Air: 18 x (300 + 450) W + 300 W = 13.8 kW, + the shelves' "
+            f"{nvl72['it_power_kw'] - 122.16:.2f} kW loss = {nvl72['air_heat_kw']:.2f} kW") in text
     (row,) = [r for r in su.envelopes if r.scope == "pod:su"]
     kw = su.metrics()["it_power_kw"]
     assert f"{kw:,.1f} kW against NVIDIA's 1.2 MW SU TDP ({row.diff_pct:.1f} %" in text
@@ -141,3 +142,21 @@ def test_gaudi3_guide_field_descriptions_are_the_schemas():
     for line in lines:
         field, description = line.split(": ", 1)
         assert found.get(field) == description, field
+
+
+def test_readme_sweep_prose_quotes_the_cx8_rack(catalog, tmp_path):
+    """The README's sweep sentence: the CX-8 tray's NVL72 rack at the feeds, and what it
+    adds over the CX-7 rack's, as the model computes them."""
+    from infra.analysis.summary import analyze_file
+
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    base = (ROOT / "designs" / "gb200_nvl72.yaml").read_text()
+    kw = {}
+    for tray in ("nvidia-gb200-compute-tray", "nvidia-gb200-compute-tray-cx8"):
+        p = tmp_path / f"{tray}.yaml"
+        p.write_text(base.replace("nvidia-gb200-compute-tray, count", f"{tray}, count"))
+        (rack,) = analyze_file(p, catalog).power.racks
+        kw[tray] = rack.it_kw
+    cx7, cx8 = kw.values()
+    assert (f"adds {cx8 - cx7:.2f} kW per rack at the feeds ({cx8:.2f} kW, still inside the "
+            "132 kW") in text

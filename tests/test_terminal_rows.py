@@ -43,7 +43,8 @@ def test_long_tables_print_their_most_telling_rows(hall):
     assert len(body) == 5
     shown = [float(line.split()[2]) for line in body]  # layout, racks, IT kW per rack
     # the five largest per-rack IT figures of the analysis, in descending order
-    assert shown == sorted((r["it_kw_per_rack"] for r in racks), reverse=True)[:5]
+    assert shown == [round(x, 2) for x in  # as printed, to 2 decimals
+                     sorted((r["it_kw_per_rack"] for r in racks), reverse=True)[:5]]
     assert f"Blast radius (full_bandwidth NVLink partitions) [5 of {len(blast):,} rows" in text
     worst = max(r["gpus_lost"] for r in blast)
     first = _section(text, "Blast radius")[2]
