@@ -77,7 +77,7 @@ def installed_at(conn, at_ts: int, *, rack: str | None = None, host: str | None 
         cond.append(p.kind == kind)
     q = (select(p.kind, p.asset, p.host, p.rack, p.slot, p.attrs, p.since_ts, p.until_ts)
          .where(and_(*cond)))
-    rows = [_row(r) for r in conn.execute(q).tuples()]
+    rows = [_row(r) for r in conn.execute(q)]  # a Row unpacks as a tuple
     rows.sort(key=lambda r: (_kind_order(r["kind"]), r["rack"] or "", r["host"] or "",
                              _natural(r["slot"])))
     first, last = conn.execute(select(func.min(snapshots.c.taken_ts),
