@@ -141,12 +141,7 @@ def catalog_lookups(src: str) -> list[str]:
 
 # Analyses not yet moved onto ResolvedDesign.part() / tray_layout() (issue 32 item 1):
 # listed so that no other module starts looking parts up again; the list only shrinks.
-NOT_YET_RESOLVED = {
-    "infra/analysis/cost/bom.py", "infra/analysis/network/fabric.py",
-    "infra/analysis/network/storage.py",
-    "infra/analysis/power/envelopes.py", "infra/analysis/power/it_power.py",
-    "infra/analysis/power/power_figures.py", "infra/analysis/power/supply.py",
-}
+NOT_YET_RESOLVED: set[str] = set()
 # a tray type's own graph and PCIe contention, built from the type (validate and ingest
 # use them with no design); compare's chip and tray options, named by catalog slug (a GPU
 # or a server to set beside designs, not a design)

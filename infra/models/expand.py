@@ -85,6 +85,22 @@ class TrayLayout:
         return len(self.of_kind(kind))
 
 
+class CatalogParts:
+    """The catalog as a part source: ``get(slug)`` and ``tray_layout(tray)``, the two
+    look-ups part-level figures need (power, bill of a tray). A resolved design offers
+    the same two for the parts it uses (:class:`~infra.models.resolve.ResolvedDesign`);
+    this one serves a part compared on its own, outside any design."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def get(self, slug: str, kind=None) -> Part:
+        return self.catalog.get(slug, kind)
+
+    def tray_layout(self, tray: ComputeTray) -> TrayLayout:
+        return expand_tray(tray, self.catalog)
+
+
 def expand_tray(tray: ComputeTray, catalog: Catalog) -> TrayLayout:
     """Expand ``tray`` once per catalog (cached on the catalog object)."""
     cache: dict = catalog.__dict__.setdefault("_layouts", {})

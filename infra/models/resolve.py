@@ -136,6 +136,8 @@ class ResolvedDesign:
                                                       path=path, error_cls=DesignError)
         return hit
 
+    get = part  # a part source, as the catalog is (part-level figures take either)
+
     def tray_layout(self, tray: ComputeTray | str) -> TrayLayout:
         """Compute tray type ``tray`` (a part or its slug) expanded into its named
         instances (GPUs, CPUs, NICs, PCIe switches), expanded once at load."""

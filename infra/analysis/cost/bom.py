@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from infra.models.catalog_types import Catalog
-from infra.models.expand import expand_tray
-from infra.models.parts import NvlinkSwitchTray
+from collections.abc import Callable
+
+from infra.models.expand import TrayLayout
+from infra.models.parts import NvlinkSwitchTray, Part
 from infra.models.resolve import ResolvedDesign
 from infra.models.systems import ComputeTray
 
@@ -64,10 +65,13 @@ class _Node:
 
 
 class _Tree:
-    """Merge rows by (parent, slug) while walking the templates."""
+    """Merge rows by (parent, slug) while walking the templates. ``part`` looks a part up
+    by slug and ``layout`` expands a tray type: the resolved design's (a design's bill) or
+    the catalog's (a tray compared on its own)."""
 
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
+    def __init__(self, part: Callable[[str], Part], layout: Callable[[ComputeTray], TrayLayout]
+                 ) -> None:
+        self.part, self.layout = part, layout
         self.root = _Node("", "", "", "", "")
 
     def add(self, parent: _Node, part, n: int | None, where: str, group: str) -> _Node:
@@ -88,7 +92,7 @@ class _Tree:
         if isinstance(part, ComputeTray):
             self.tray_parts(node, part, n)
         elif isinstance(part, NvlinkSwitchTray):
-            self.add(node, self.catalog.get(part.chips.type), n * part.chips.count, part.slug,
+            self.add(node, self.part(part.chips.type), n * part.chips.count, part.slug,
                      "system")
 
     def tray_parts(self, node: _Node, tray: ComputeTray, n: int) -> None:
@@ -102,7 +106,7 @@ class _Tree:
         """(top-level part counts, counts inside each, parts) of one tray, once per type."""
         cache = self.__dict__.setdefault("_trays", {})
         if tray.slug not in cache:
-            lay = expand_tray(tray, self.catalog)
+            lay = self.layout(tray)
             top: Counter = Counter()
             inner: dict[str, Counter] = {}
             parts = {}
@@ -157,30 +161,30 @@ def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None =
     switches, optics and cables, ``facility`` for racks, power, cooling and rack units,
     ``storage`` for the design's storage units (``storage:`` entries of its IT load).
     """
-    t = _Tree(rd.catalog)
+    t = _Tree(rd.part, rd.tray_layout)
     _add_racks(t, rd)
     for shape in rd.domain_shapes:
         if shape.cross_rack_cable is not None:
             t.add(t.root, shape.cross_rack_cable, shape.count,
                   "cross-rack NVLink cable set per domain", "system")
     for slug, n in (cooling_units or {}).items():
-        t.add(t.root, rd.catalog.get(slug), n, "pod cooling" if n is not None
+        t.add(t.root, rd.part(slug), n, "pod cooling" if n is not None
               else "pod cooling (count unknown: capacity not published)", "facility")
     fibre_links = 0
     for f in fabrics or []:
         for tier in f.tiers:
-            t.add(t.root, rd.catalog.get(tier.switch), tier.switches,
+            t.add(t.root, rd.part(tier.switch), tier.switches,
                   f"fabric {f.name} ({tier.role})", "fabric")
         for slug, n in f.transceivers.items():
-            t.add(t.root, rd.catalog.get(slug), n, f"fabric {f.name}", "fabric")
+            t.add(t.root, rd.part(slug), n, f"fabric {f.name}", "fabric")
         for slug, n in f.cables.items():
             if slug in rd.catalog:
-                t.add(t.root, rd.catalog.get(slug), n, f"fabric {f.name}", "fabric")
+                t.add(t.root, rd.part(slug), n, f"fabric {f.name}", "fabric")
             else:
                 fibre_links += n
     for name, st in rd.design.storage.items():
         if st.it_load:  # a site-wide system the nodes only reach is not bought with the design
-            t.add(t.root, rd.catalog.get(st.type), st.count, f"storage {name}", "storage")
+            t.add(t.root, rd.part(st.type), st.count, f"storage {name}", "storage")
     rows = t.rows()
     if fibre_links:
         rows.append(BomRow("cable", FIBRE, "Optical fibre link (one per optical link; "
@@ -211,9 +215,11 @@ def _add_racks(t: _Tree, rd: ResolvedDesign) -> None:
         t.unit(nodes[slug], part, n, slug, group)
 
 
-def tray_bill(tray: ComputeTray, catalog: Catalog, n: int = 1) -> list[BomRow]:
-    """The indented bill of ``n`` trays/servers alone (no rack, fabric or cooling)."""
-    t = _Tree(catalog)
+def tray_bill(tray: ComputeTray, part: Callable[[str], Part],
+              layout: Callable[[ComputeTray], TrayLayout], n: int = 1) -> list[BomRow]:
+    """The indented bill of ``n`` trays/servers alone (no rack, fabric or cooling);
+    ``part`` and ``layout`` look parts up and expand the tray (see :class:`_Tree`)."""
+    t = _Tree(part, layout)
     t.unit(t.root, tray, n, "option")
     return t.rows()
 

@@ -35,7 +35,6 @@ from infra.analysis.cost.bom import bill_of_materials, tray_bill
 from infra.analysis.cost.capex import (  # noqa: F401 - re-exported
     CATEGORIES, CATEGORY, INTEGRATED, Capex, CapexLine, price_bom)
 from infra.errors import CompareError
-from infra.models.catalog_types import Catalog
 from infra.models.parts import Part
 from infra.models.prices import PriceBook
 from infra.models.resolve import ResolvedDesign
@@ -147,8 +146,10 @@ def design_capex(rd: ResolvedDesign, book: PriceBook,
     return price_bom(bill_of_materials(rd, cooling_units, fabrics), book)
 
 
-def tray_capex(tray: ComputeTray, catalog: Catalog, book: PriceBook, n: int = 1) -> Capex:
-    c = price_bom(tray_bill(tray, catalog, n), book)
+def tray_capex(tray: ComputeTray, part, layout, book: PriceBook, n: int = 1) -> Capex:
+    """The capex of ``n`` trays/servers alone (``part``, ``layout``: see
+    :func:`~infra.analysis.cost.bom.tray_bill`)."""
+    c = price_bom(tray_bill(tray, part, layout, n), book)
     return Capex(c.lines, cap="systems")
 
 

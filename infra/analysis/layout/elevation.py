@@ -138,7 +138,7 @@ def _item_power(item: LayoutItem, rd: ResolvedDesign) -> tuple:
     """(W, liquid W, air W) of one unit; None where not published, 0 for facility units."""
     if isinstance(item.part, NON_IT_KINDS):
         return 0.0, 0.0, 0.0
-    up = unit_power(item, rd.catalog)
+    up = unit_power(item, rd)
     if item.part.slug in up.unknown:  # not published: unknown, not zero
         return None, None, None
     return up.power_w, up.liquid_w, up.air_w

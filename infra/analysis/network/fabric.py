@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from infra.errors import LOCATE, TopologyError
-from infra.models.expand import expand_tray
 from infra.models.fabric import FabricSpec, LinkMedia
 from infra.models.parts import NetworkSwitch
 from infra.models.resolve import ResolvedDesign
@@ -131,8 +130,8 @@ def size_fabric(rd: ResolvedDesign, name: str, spec: FabricSpec) -> FabricResult
     if ports % spec.planes:
         raise err(f"{ports} fabric ports per node do not split over {spec.planes} planes",
                   ("planes",))
-    switches = [rd.catalog.get(t.switch, "network_switch", file=str(rd.file),
-                               path=path + ("tiers", i, "switch")) for i, t in enumerate(spec.tiers)]
+    switches = [rd.part(t.switch, "network_switch", path=path + ("tiers", i, "switch"))
+                for i, t in enumerate(spec.tiers)]
     radices, rates = [], []
     for i, (t, sw) in enumerate(zip(spec.tiers, switches)):
         rate = t.port_gbit_s or sw.port_gbit_s  # type: ignore[attr-defined]
@@ -181,7 +180,7 @@ def _endpoints(rd: ResolvedDesign, spec: FabricSpec, err) -> tuple[int, float, i
     shapes = set()
     nodes = 0
     for slug, n in rd.tray_counts().items():
-        lay = expand_tray(rd.catalog.get(slug), rd.catalog)  # type: ignore[arg-type]
+        lay = rd.tray_layout(slug)
         ports = [p.gbit_s for i in lay.of_kind("nic") if i.component.network in spec.networks
                  for p in i.part.ports]  # type: ignore[attr-defined]
         if not ports:
@@ -258,8 +257,7 @@ def _storage_ports(rd: ResolvedDesign, name: str, spec: FabricSpec, tree, rate: 
     for sname, st in rd.design.storage.items():
         if st.fabric != name:
             continue
-        part = rd.catalog.get(st.type, "storage_system", file=str(rd.file),
-                              path=("storage", sname, "type"))
+        part = rd.part(st.type, "storage_system", path=("storage", sname, "type"))
         if part.ports is None or part.port_gbit_s is None:  # type: ignore[attr-defined]
             raise err(f"storage {sname!r} ({part.slug}) attaches to this fabric but its catalog "
                       "entry gives no ports / port_gbit_s", (),
@@ -300,7 +298,7 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
         """(max W, typical W, max W or None if unknown) of n parts: the design's power
         override, else the catalog's figure; an unknown part adds 0 W, is listed, and
         its stated power_bound_w bounds it."""
-        f = part_figure(part, rd.catalog, overrides)
+        f = part_figure(part, rd, overrides)
         if f.unknown:
             unknown.add(part.slug)
             bound.append(None if f.bound_w is None else n * f.bound_w)
@@ -320,8 +318,7 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
             if slug is None:
                 counts[end] = (None, 0, 0.0)
                 continue
-            opt = rd.catalog.get(slug, "optic", file=str(rd.file),
-                                 path=("fabrics", res.name, "tiers", i, "down"))
+            opt = rd.part(slug, "optic", path=("fabrics", res.name, "tiers", i, "down"))
             n = math.ceil((links if end == "lower" else all_links)
                           / _per(opt, res.link_gbit_s, err, ("tiers", i, "down")))
             res.transceivers[slug] += n
@@ -336,8 +333,7 @@ def _media(rd: ResolvedDesign, res: FabricResult, switches, err) -> None:
                 typ_w += typ
         cable, n_cables = None, 0
         if m.cable:
-            c = rd.catalog.get(m.cable, "cable", file=str(rd.file),
-                               path=("fabrics", res.name, "tiers", i, "down", "cable"))
+            c = rd.part(m.cable, "cable", path=("fabrics", res.name, "tiers", i, "down", "cable"))
             _reach(c, m, err, i)
             cable, n_cables = c.slug, math.ceil(all_links / _per(c, res.link_gbit_s, err,
                                                                    ("tiers", i, "down", "cable")))

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from infra.errors import LOCATE, TopologyError
-from infra.models.expand import expand_tray
 from infra.models.resolve import ResolvedDesign
 
 if TYPE_CHECKING:
@@ -111,10 +110,10 @@ def _resolve(rd: ResolvedDesign, name: str, spec, fabrics: dict) -> StorageResul
         p = path + sub
         return TopologyError(msg, file=str(rd.file), path=p, line=LOCATE, hint=hint)
 
-    part = rd.catalog.get(spec.type, "storage_system", file=str(rd.file), path=path + ("type",))
+    part = rd.part(spec.type, "storage_system", path=path + ("type",))
     per_gpu, basis, gpus = None, "", 0
     for slug, n in rd.tray_counts().items():
-        lay = expand_tray(rd.catalog.get(slug), rd.catalog)  # type: ignore[arg-type]
+        lay = rd.tray_layout(slug)
         g = lay.count("gpu")
         gbit = sum(p.gbit_s for i in lay.of_kind("nic") if i.component.network in spec.networks
                    for p in i.part.ports)  # type: ignore[attr-defined]

@@ -110,7 +110,7 @@ def design_envelopes(rd: ResolvedDesign, power: DesignPower) -> list[EnvelopeRow
                                      soft))
         for up, _ in rp.units:
             if up.basis == "published system figure" and up.parts_sum_w and up.kind == "compute_tray":
-                tray = rd.catalog.get(up.slug)
+                tray = rd.part(up.slug)
                 src = tray.source_of(tray.power_field)
                 what = "estimated maximum" if src.tag == "estimate" else "published maximum"
                 row = EnvelopeRow(f"tray:{up.slug}", "parts_sum", f"{tray.name} {what}",

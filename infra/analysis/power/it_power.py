@@ -29,8 +29,6 @@ from dataclasses import dataclass
 
 from infra.analysis.power.power_figures import PartFigure, check_overrides, overrides_of, part_figure
 from infra.analysis.power.supply import RackSupply, check_supply, rack_supply
-from infra.models.catalog_types import Catalog
-from infra.models.expand import expand_tray
 from infra.models.parts import NvlinkSwitchTray, Part
 from infra.models.resolve import LayoutItem, ResolvedDesign, ResolvedLayout
 from infra.models.systems import ComputeTray, CoolingUnit, Pdu, PowerShelf
@@ -112,23 +110,25 @@ class DesignPower:
         return bool(self.unknown)
 
 
-def part_power_w(part: Part, catalog: Catalog) -> float | None:
+def part_power_w(part: Part, parts) -> float | None:
     """Maximum power of one component (a superchip without a module figure sums its chips)."""
-    return part_figure(part, catalog).max_w
+    return part_figure(part, parts).max_w
 
 
-def unit_power(item: LayoutItem | Part, catalog: Catalog, overrides: dict | None = None) -> UnitPower:
-    """Power and heat split of one rack-mounted unit."""
+def unit_power(item: LayoutItem | Part, parts, overrides: dict | None = None) -> UnitPower:
+    """Power and heat split of one rack-mounted unit. ``parts``: where its parts and tray
+    layout come from (the resolved design, or :class:`~infra.models.expand.CatalogParts`
+    for a part compared outside a design)."""
     part = item.part if isinstance(item, LayoutItem) else item
     medium = getattr(item, "cooling", None) or getattr(part, "cooling", None) or "air"
     if medium not in ("liquid", "air"):
         medium = "air"
     if isinstance(part, ComputeTray):
-        return _tray_power(part, catalog, overrides)
-    f = part_figure(part, catalog, overrides)
+        return _tray_power(part, parts, overrides)
+    f = part_figure(part, parts, overrides)
     basis = "published unit figure"
     if f.unknown and isinstance(part, NvlinkSwitchTray):
-        chip = part_figure(catalog.get(part.chips.type), catalog, overrides)
+        chip = part_figure(parts.get(part.chips.type), parts, overrides)
         if not chip.unknown:
             n = part.chips.count
             f, basis = PartFigure(chip.max_w * n, chip.typical_w * n, chip.tag), "sum of parts"
@@ -147,18 +147,18 @@ def _unit(part: Part, lines: tuple[PartPower, ...], basis: str, **kw) -> UnitPow
                      bound, **kw)
 
 
-def _tray_power(tray: ComputeTray, catalog: Catalog, overrides: dict | None) -> UnitPower:
-    lay = expand_tray(tray, catalog)
+def _tray_power(tray: ComputeTray, parts, overrides: dict | None) -> UnitPower:
+    lay = parts.tray_layout(tray)
     counts: dict[tuple[str, str], int] = {}
-    parts: dict[str, Part] = {}
+    tops: dict[str, Part] = {}
     for inst in lay.instances.values():
         if inst.parent is None:
             key = (inst.part.slug, inst.component.cooling)
             counts[key] = counts.get(key, 0) + 1
-            parts[inst.part.slug] = inst.part
+            tops[inst.part.slug] = inst.part
     lines = []
     for (slug, medium), n in counts.items():
-        f = part_figure(parts[slug], catalog, overrides)
+        f = part_figure(tops[slug], parts, overrides)
         lines.append(PartPower(slug, n, f.max_w, f.typical_w, medium, f.tag, f.bound_w))
     over = f"{tray.slug} overhead (fans, board, drives)"
     if tray.overhead_w is not None:
@@ -167,7 +167,7 @@ def _tray_power(tray: ComputeTray, catalog: Catalog, overrides: dict | None) -> 
                                tray.source_of("overhead_w").tag))
     elif tray.max_power_w is None:
         lines.append(PartPower(over, 1, None, None, "air", "unknown"))
-    own = part_figure(tray, catalog, overrides)
+    own = part_figure(tray, parts, overrides)
     summed = _unit(tray, tuple(lines), "sum of parts")
     if own.unknown:
         return summed
@@ -192,7 +192,7 @@ def rack_power(rd: ResolvedDesign, layout: ResolvedLayout,
             continue
         key = (item.part.slug, item.cooling)
         if key not in cache:
-            cache[key] = unit_power(item, rd.catalog, overrides)
+            cache[key] = unit_power(item, rd, overrides)
         units.append((cache[key], item.count))
     it = sum(u.power_w * n for u, n in units)
     liquid = sum(u.liquid_w * n for u, n in units)
@@ -274,9 +274,8 @@ def storage_power_kw(rd: ResolvedDesign) -> tuple[float, float, tuple[str, ...],
     for name, spec in rd.design.storage.items():
         if not spec.it_load:
             continue
-        part = rd.catalog.get(spec.type, "storage_system", file=str(rd.file),
-                              path=("storage", name, "type"))
-        f = part_figure(part, rd.catalog, overrides)
+        part = rd.part(spec.type, "storage_system", path=("storage", name, "type"))
+        f = part_figure(part, rd, overrides)
         if f.unknown:
             unknown.append(part.slug)
             bound = None if bound is None or f.bound_w is None else bound + spec.count * f.bound_w
@@ -300,7 +299,7 @@ def _scaleup_cables_kw(rd: ResolvedDesign) -> tuple[float, float]:
         c = shape.cross_rack_cable
         if c is None or not dom.cross_rack_links:
             continue
-        f = part_figure(c, rd.catalog, overrides_of(rd.design))
+        f = part_figure(c, rd, overrides_of(rd.design))
         links = dom.cross_rack_links * dom.count
         mx += links * (f.max_w or 0.0)
         typ += links * (f.typical_w or 0.0)

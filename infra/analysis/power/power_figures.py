@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infra.models.catalog_types import Catalog
 from infra.models.parts import Part, Superchip
 
 #: tags whose figure is not a vendor document's (the parts named when an envelope is off)
@@ -69,8 +68,9 @@ def check_overrides(rd) -> None:
         seen.add(o.type)
 
 
-def part_figure(part: Part, catalog: Catalog, overrides: dict | None = None) -> PartFigure:
-    """Maximum and typical power of one part (see the module notes)."""
+def part_figure(part: Part, parts, overrides: dict | None = None) -> PartFigure:
+    """Maximum and typical power of one part (see the module notes); ``parts`` looks up
+    a superchip's chips (``parts.get(slug)``: the resolved design, or the catalog)."""
     o = (overrides or {}).get(part.slug)
     if o is not None and (o.max_w or o.typical_w):
         mx = o.max_w or o.typical_w
@@ -79,8 +79,8 @@ def part_figure(part: Part, catalog: Catalog, overrides: dict | None = None) -> 
     if covered:
         return PartFigure(0.0, 0.0, "covered", note=f"included in {covered}")
     if isinstance(part, Superchip) and part.tdp_w is None:
-        cpu, gpu = catalog.get(part.cpu.type), catalog.get(part.gpus.type)
-        fc, fg = part_figure(cpu, catalog, overrides), part_figure(gpu, catalog, overrides)
+        cpu, gpu = parts.get(part.cpu.type), parts.get(part.gpus.type)
+        fc, fg = part_figure(cpu, parts, overrides), part_figure(gpu, parts, overrides)
         if fc.unknown or fg.unknown:
             return PartFigure(None, None, "unknown", getattr(part, "power_bound_w", None))
         n_c, n_g = part.cpu.count, part.gpus.count

@@ -91,7 +91,7 @@ def server_psu_rows(rd: ResolvedDesign) -> list[dict]:
     maximum (DGX H100: 6 x 3.3 kW, 4+2 -> 13.2 kW usable for 10.2 kW)."""
     rows = []
     for slug in rd.tray_counts():
-        t = rd.catalog.get(slug)
+        t = rd.part(slug)
         if not (t.psus and t.psu_w and t.max_power_w):
             continue
         usable = usable_units(t.psus, t.psu_redundancy) * t.psu_w / 1000
