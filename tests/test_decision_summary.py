@@ -104,8 +104,8 @@ def test_findings_come_first_and_whole_findings_are_counted(tmp_path):
     assert res.exit_code == 1
     lines = res.output.split("\n")
     assert lines[3] == "FINDINGS: 1 design rule broken (exit status 1); 0 warnings"
-    assert lines[4].startswith("  - error:") and "draws 145.1 kW IT" in res.output
-    assert res.output.index("draws 145.1 kW IT") < res.output.index("GPUs")
+    assert lines[4].startswith("  - error:") and "draws 141.5 kW IT" in res.output
+    assert res.output.index("draws 141.5 kW IT") < res.output.index("GPUs")
 
     from infra.analysis.summary import analyze_file
     from infra.reports.decision import decision_summary, render_decision

@@ -101,9 +101,9 @@ def test_power_over_shelf_capacity(tmp_path, run_cli):
         "pods:\n  p:\n    racks: {nvl72: 1}\n    cooling: [{type: aws-irhx}]\nbuild: {p: 1}\n")
     p = write(tmp_path, text)
     # 18 trays x 6.15 kW (2 x 2.65 kW GB200 + 4 x 25 W CX-7 + 2 x 150 W BlueField-3 + 450 W
-    # overhead) + 9 x 1.24 kW switch trays = 121.86 kW, / 0.975 through the shelves =
-    # 124.985 kW IT > 3 shelves x 33 kW = 99 kW supply
-    check(run_cli, p, "draws 125.0 kW IT", "supply 99 kW", "add power shelves",
+    # overhead) + 9 x 1.24 kW switch trays = 121.86 kW of DC load on the shelves (124.985 kW
+    # at the feeds) > 3 shelves x 33 kW = 99 kW supply
+    check(run_cli, p, "draws 121.9 kW IT", "supply 99 kW", "add power shelves",
           "racks.nvl72.contents", code=1)  # a finding: figures computed, exit 1
 
 

@@ -27,7 +27,7 @@ def test_design_reports_name_the_finding_first(short_design, tmp_path, run_cli):
                   "--report", "html", "--report", "md", "--report", "json", "-o", str(out))
     assert res.exit_code == 1, res.output
     (finding,) = json.loads((out / "gb300nn.json").read_text())["findings"]
-    assert "draws 145.1 kW IT" in finding["message"] and "13.1 kW short" in finding["hint"]
+    assert "draws 141.5 kW IT" in finding["message"] and "9.5 kW short" in finding["hint"]
     # xlsx: Summary is the first sheet; the findings sit above the metrics
     from openpyxl import load_workbook
 
@@ -44,10 +44,10 @@ def test_design_reports_name_the_finding_first(short_design, tmp_path, run_cli):
     # HTML: the first section of the page, and in the navigation
     page = (out / "gb300nn.html").read_text()
     assert page.index('id="findings"') < page.index('id="key"')
-    assert "draws 145.1 kW IT" in page[page.index('id="findings"'):page.index('id="key"')]
+    assert "draws 141.5 kW IT" in page[page.index('id="findings"'):page.index('id="key"')]
     # Markdown: right under the title
     md = (out / "gb300nn.md").read_text()
-    assert md.index("## Findings") < md.index("draws 145.1 kW IT") < md.index("IT power")
+    assert md.index("## Findings") < md.index("draws 141.5 kW IT") < md.index("IT power")
     assert "- **power_supply**: " in md
 
 
@@ -70,7 +70,7 @@ def test_compare_has_a_findings_row_per_option_and_exits_1(short_design, run_cli
     assert first["metric"] == "design_rule_findings" and first["section"] == "findings"
     # one cell per option: the broken design's finding, 'none' for the clean design, and
     # nothing for a GPU (design rules do not apply to a bare chip)
-    assert first["gb300nn"].startswith("1: ") and "13.1 kW short" in first["gb300nn"]
+    assert first["gb300nn"].startswith("1: ") and "9.5 kW short" in first["gb300nn"]
     assert first["gb300_nvl72"] == "none" and first["nvidia-b300-gb300"] is None
     assert "finding: gb300nn: " in res.output
     # a comparison of clean options has no such row and exits 0

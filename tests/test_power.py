@@ -67,14 +67,15 @@ def test_gb300_nvl72_within_5pct_of_nvidia_142_kw(catalog):
     (row,) = [r for r in a.envelopes if r.figure == "it_max"]
     assert row.published_kw == 142 and not row.warning
     # the shipped design states its supply redundancy (accuracy-audit-3 row 4): N+1, one of
-    # the 8 x 33 kW shelves may fail: 7 x 33 = 231 kW usable >= 145.11 kW, no finding
+    # the 8 x 33 kW shelves may fail: 7 x 33 = 231 kW usable >= 141.48 kW, no finding (the
+    # shelves' 33 kW is their DC output: they carry the DC load, not the AC they draw)
     (sup,) = a.tables()["power_supply"]
     assert (sup["redundancy"], sup["installed_kw"], sup["usable_kw"]) == ("N+1", 264, 231)
     assert not a.findings
     # and every report says that a 2N split (4 + 4 shelves) cannot carry it: 4 x 33 = 132 kW,
-    # 145.11 - 132 = 13.11 kW short (the same rack under N+N is a finding: the test below)
+    # 141.48 - 132 = 9.48 kW short (the same rack under N+N is a finding: the test below)
     (note,) = [r["value"] for r in a.tables()["assumptions"] if r["item"] == "note"]
-    assert "132 kW per feed" in note
+    assert "132 kW per feed, 9.48 kW short" in note
 
 
 def test_dgx_h100_per_server_is_its_published_max(catalog):
@@ -220,12 +221,14 @@ def test_usable_supply_under_redundancy(tmp_path, catalog):
 
 
 def test_redundancy_limits_a_rack(tmp_path, run_cli):
-    # 6 shelves N+N = 3 x 33 = 99 kW usable < 124.985 kW ((18 x 6.15 + 9 x 1.24) / 0.975, the
-    # shelves' loss): a finding (exit 1, the design is well formed), not an error (exit 2)
+    # 6 shelves N+N = 3 x 33 = 99 kW usable < 121.86 kW (18 x 6.15 + 9 x 1.24), the DC load the
+    # shelves deliver (124.985 kW at the feeds, / 0.975): a finding (exit 1, the design is
+    # well formed), not an error (exit 2)
     text = NVL72.replace("REDUNDANCY", "power_redundancy: N+N").replace("count: 8}", "count: 6}")
     res = run_cli("validate", str(_write(tmp_path, text)))
     assert res.exit_code == 1 and "under N+N" in res.output and "99 kW" in res.output
-    assert "finding:" in res.output and "26.0 kW short" in res.output  # 124.985 - 99 = 25.985
+    assert "finding:" in res.output and "22.9 kW short" in res.output  # 121.86 - 99 = 22.86
+    assert "draws 121.9 kW IT from its shelves (125.0 kW at the feeds)" in res.output
 
 
 GB300_NN = """
@@ -244,13 +247,13 @@ GB300_NN = """
 
 
 def test_supply_short_under_redundancy_is_a_finding_with_every_figure(tmp_path, run_cli):
-    # GB300 NVL72 141.48 kW (18 x 7,240 + 9 x 1,240 W) / 0.975 (the shelves' loss) = 145.108 kW
-    # under N+N: 4 x 33 = 132 kW usable, 13.108 kW short. Before: a fatal error (exit 2) and
-    # no figures at all.
+    # GB300 NVL72 141.48 kW of DC load (18 x 7,240 + 9 x 1,240 W; 145.108 kW at the feeds) under
+    # N+N: 4 x 33 = 132 kW usable, 9.48 kW short. Before: a fatal error (exit 2) and no
+    # figures at all.
     p = _write(tmp_path, GB300_NN)
     res = run_cli("design", str(p), "-q", "--report", "json", "-o", str(tmp_path / "out"))
     assert res.exit_code == 1, res.output
-    assert "finding:" in res.output and "draws 145.1 kW IT" in res.output and "13.1 kW short" in res.output
+    assert "finding:" in res.output and "draws 141.5 kW IT" in res.output and "9.5 kW short" in res.output
     import json
 
     data = json.loads((tmp_path / "out" / "d.json").read_text())
@@ -409,9 +412,9 @@ def test_sweep_row_with_a_finding_keeps_its_figures(tmp_path):
                                                   "values": ["N+N", "N+1"]}}},
                 objectives={"it_power_kw": "min"})
     nn, n1 = res.rows
-    # N+N: 132 kW usable < 141.48 / 0.975 = 145.108 kW -> status finding, figures kept, not
-    # on the front; N+1: 7 x 33 = 231 kW usable -> ok
-    assert nn["status"] == "finding" and "draws 145.1 kW IT" in nn["error"] and "132 kW" in nn["error"]
+    # N+N: 132 kW usable < 141.48 kW (the DC load) -> status finding, figures kept, not on
+    # the front; N+1: 7 x 33 = 231 kW usable -> ok
+    assert nn["status"] == "finding" and "draws 141.5 kW IT" in nn["error"] and "132 kW" in nn["error"]
     assert nn["it_power_kw"] == pytest.approx(141.48 / 0.975)
     assert n1["status"] == "ok" and res.front == (1,)
 

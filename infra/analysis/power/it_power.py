@@ -200,13 +200,14 @@ def rack_power(rd: ResolvedDesign, layout: ResolvedLayout,
     loss = _conversion_loss_w(layout, it)
     bounds = [None if u.unknown_bound_w is None else u.unknown_bound_w * n for u, n in units]
     bound = None if any(b is None for b in bounds) else w_to_kw(sum(bounds))
-    sup = rack_supply(rd, layout, w_to_kw(it + loss))
+    # the shelves' rating is their DC output: they carry the DC load, not the AC they draw
+    sup = rack_supply(rd, layout, w_to_kw(it))
     rp = RackPower(layout.name, layout.rack.slug, rd.rack_counts.get(layout.name, 0),
                    w_to_kw(it + loss), w_to_kw(liquid), w_to_kw(it + loss - liquid),
                    sup.installed_kw if sup else None, _reference_kw(layout.rack),
                    tuple(units), tuple(sorted({x for u, _ in units for x in u.unknown})),
                    w_to_kw(typ + _conversion_loss_w(layout, typ)), bound, sup)
-    found = check_supply(rd, layout, rp.it_kw, sup)
+    found = check_supply(rd, layout, rp.it_kw, sup, supplied_kw=w_to_kw(it))
     return dataclasses.replace(rp, findings=found) if found else rp
 
 

@@ -64,10 +64,14 @@ def rack_supply(rd: ResolvedDesign, layout: ResolvedLayout, load_kw: float) -> R
 
 
 def check_supply(rd: ResolvedDesign, layout: ResolvedLayout, it_kw: float,
-                 sup: RackSupply | None) -> tuple[Finding, ...]:
-    """Findings (never an exception: every figure stays computed) when the rack's IT power
-    exceeds its usable supply under the stated redundancy or the rack's rating."""
+                 sup: RackSupply | None, supplied_kw: float | None = None) -> tuple[Finding, ...]:
+    """Findings (never an exception: every figure stays computed) when the rack's load
+    exceeds its usable supply under the stated redundancy, or its IT power the rack's
+    rating. ``it_kw`` is the rack's IT power at its feeds; ``supplied_kw`` the load its
+    power shelves deliver (their DC output: the IT power less their conversion loss;
+    default ``it_kw``), which is what their rated capacity is compared with."""
     path = ("racks", layout.name, "contents")
+    load = it_kw if supplied_kw is None else supplied_kw
     limits = []
     if sup is not None:
         what = ("its power shelves/PDUs supply" if sup.redundancy is None else
@@ -75,15 +79,18 @@ def check_supply(rd: ResolvedDesign, layout: ResolvedLayout, it_kw: float,
                 f"({sup.installed_kw:g} kW installed)")
         fix = ("add power shelves or PDUs" if sup.redundancy is None else
                f"add power shelves or PDUs, or state a redundancy the rack can carry: "
-               f"under {sup.redundancy} it is {it_kw - sup.usable_kw:.1f} kW short")
-        limits.append(("power_supply", sup.usable_kw, what, fix))
+               f"under {sup.redundancy} it is {load - sup.usable_kw:.1f} kW short")
+        drawn = (f"draws {load:.1f} kW IT" if abs(load - it_kw) < 1e-9 else
+                 f"draws {load:.1f} kW IT from its shelves ({it_kw:.1f} kW at the feeds)")
+        limits.append(("power_supply", sup.usable_kw, what, fix, load, drawn))
     if layout.rack.max_power_kw is not None:
         limits.append(("rack_rating", layout.rack.max_power_kw,
-                       f"rack type {layout.rack.slug!r} is rated for", "move units to another rack"))
+                       f"rack type {layout.rack.slug!r} is rated for", "move units to another rack",
+                       it_kw, f"draws {it_kw:.1f} kW IT"))
     return tuple(
-        Finding.at(kind, f"rack layout {layout.name!r} draws {it_kw:.1f} kW IT, {what} {limit:g} kW",
+        Finding.at(kind, f"rack layout {layout.name!r} {drawn}, {what} {limit:g} kW",
                    file=rd.file, path=path, line=LOCATE, hint=fix)
-        for kind, limit, what, fix in limits if it_kw > limit + 1e-9)
+        for kind, limit, what, fix, kw, drawn in limits if kw > limit + 1e-9)
 
 
 def server_psu_rows(rd: ResolvedDesign) -> list[dict]:
