@@ -65,10 +65,13 @@ def test_over_the_enclosure_rating_is_a_finding_with_its_line():
 
 
 def test_decision_summary_heaviest_rack():
-    """The decision summary's heaviest rack: dgx_h100_superpod's DGX rack, 655.89 kg
-    (134.09 + 4 x 130.45), is a lower bound (its PDUs, and the 3-DGX layout's, have no
-    weight: 2 layouts unknown); gb200_nvl72_576: 1,360 kg, the NVL72's published loaded
-    weight, tagged third-party; aws_nvl36x2 publishes no weight: unknown, never 0 kg."""
+    """The decision summary's heaviest rack is a figure only when every rack layout has
+    one: dgx_h100_superpod's DGX racks lack their PDUs' weight, so the heaviest is unknown,
+    at least 655.89 kg (134.09 + 4 x 130.45, the DGX rack's known parts), naming the two
+    layouts of unknown weight; hgx_h100_liquid_512's fully weighed network rack (322.09
+    kg) is a bound, never named the heaviest while its liquid-cooled HGX racks are
+    unweighed; gb200_nvl72 (one NVL72 rack) is 1,360 kg, the published loaded weight,
+    tagged third-party; aws_nvl36x2 publishes no weight at all: unknown, never 0 kg."""
     from infra.analysis.summary import analyze_file
     from infra.reports.decision import decision_summary
 
@@ -77,8 +80,34 @@ def test_decision_summary_heaviest_rack():
         return next(f for f in d["figures"] if f["key"] == "heaviest_rack_kg")
 
     f = fig("dgx_h100_superpod")
-    assert f["value"] == pytest.approx(655.89) and f["unit"] == "kg"
-    assert f["note"].startswith("lower bound: 2 rack layouts of unknown weight; layout dgx4")
-    f = fig("gb200_nvl72_576")
+    assert f["value"] is None and f["unit"] == "kg"
+    assert f["note"] == "at least 655.89 kg; 2 rack layouts without every part's weight (dgx4, dgx3)"
+    f = fig("hgx_h100_liquid_512")
+    assert f["value"] is None and f["note"].startswith("at least 322.09 kg; 1 rack layout")
+    assert "network" not in f["note"]
+    f = fig("gb200_nvl72")
     assert f["value"] == 1360 and "published loaded weight [3P]" in f["note"]
-    assert fig("aws_nvl36x2")["value"] is None
+    f = fig("aws_nvl36x2")
+    assert f["value"] is None and f["note"] == "no weight published for these racks' parts"
+
+
+def test_rack_load_finding_exits_1_with_every_figure(tmp_path, run_cli):
+    """A rack over its enclosure's static load rating is a design-rule finding: exit 1,
+    the layout's YAML path and line, every figure still printed. A 42U enclosure copy rated
+    for 500 kg holding 4 DGX H100 (4 x 130.45 = 521.8 kg of units)."""
+    import yaml
+
+    from infra.models.catalog import DEFAULT_CATALOG_DIR
+
+    rack = yaml.safe_load((DEFAULT_CATALOG_DIR / "racks" / "generic-42u-air-rack.yaml").read_text())
+    rack.update(slug="acme-light-rack", static_load_kg=500)
+    (tmp_path / "cat" / "racks").mkdir(parents=True)
+    (tmp_path / "cat" / "racks" / "acme-light-rack.yaml").write_text(yaml.safe_dump(rack))
+    design = tmp_path / "d.yaml"
+    design.write_text("name: light\nracks:\n  r:\n    type: acme-light-rack\n"
+                      "    contents: [{type: nvidia-dgx-h100, count: 4}]\nbuild: {r: 1}\n")
+    res = run_cli("design", str(design), "--catalog", str(DEFAULT_CATALOG_DIR),
+                  "--catalog", str(tmp_path / "cat"))
+    assert res.exit_code == 1, res.output
+    assert "d.yaml:3: racks.r: rack layout 'r': its units weigh 521.8 kg" in res.output
+    assert "static load rating of 500 kg" in res.output and "IT power" in res.output

@@ -137,9 +137,11 @@ class DesignAnalysis:
             m["capex_scope"] = c.scope
             m["capex_completeness_fraction"] = _r(c.completeness)
         w = self.weight
-        # the heaviest rack's weight, a lower bound while a layout has no planning figure
-        # (a part's weight unpublished and no loaded weight published for its rack type)
+        # the heaviest rack's weight: unknown (None) while a layout has no planning figure
+        # (a part's weight unpublished, no loaded weight published for its rack type), with
+        # a lower bound of it beside
         m["heaviest_rack_kg"] = _r(w.heaviest_kg)
+        m["heaviest_rack_lower_bound_kg"] = _r(w.heaviest_bound_kg)
         m["rack_weight_unplanned_layouts_count"] = len(w.unplanned)
         lost = max((b.gpus_lost for b in self.blast), default=0)
         m["worst_single_failure_gpus"] = lost

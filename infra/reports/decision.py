@@ -171,22 +171,25 @@ def _weight_figure(m: dict, t: dict) -> dict[str, Any] | None:
     if not rows:
         return None
     key = "weight_kg_per_rack"
-    if m.get("heaviest_rack_kg") is None:
+    bound = m.get("heaviest_rack_lower_bound_kg")
+    if bound is None:
         return _fig("heaviest_rack_kg", None, "no weight published for these racks' parts",
                     unit="kg")
-    r = max(rows, key=lambda r: r.get(key) or r.get("parts_kg_per_rack") or 0)
-    if r.get(key) is None:
-        how = "its parts with a published weight"
-    elif r.get("unpublished_weight_parts"):
+    unknown = [r["layout"] for r in rows if r.get(key) is None]
+    if unknown:  # any of them may be the heaviest: a bound, never a named heaviest rack
+        n = len(unknown)
+        names = ", ".join(unknown[:2]) + (f" and {n - 2} more" if n > 2 else "")
+        return _fig("heaviest_rack_kg", None,
+                    f"at least {value_text('kg', bound)} kg; {n} rack layout"
+                    f"{'' if n == 1 else 's'} without every part's weight ({names})", unit="kg")
+    r = max(rows, key=lambda r: r[key])
+    if r.get("unpublished_weight_parts"):
         tag = f" [{r['published_loaded_kg_tag']}]" if r.get("published_loaded_kg_tag") else ""
-        how = f"the rack's published loaded weight{tag}"
+        how = f"the rack's published loaded weight{tag}, as shipped"
     else:
         how = "its parts' published weights"
-    n = m.get("rack_weight_unplanned_layouts_count") or 0
-    bound = (f"lower bound: {n} rack layout{'' if n == 1 else 's'} of unknown weight; "
-             if n else "")
-    return _fig("heaviest_rack_kg", m.get("heaviest_rack_kg"),
-                f"{bound}layout {r['layout']}: {how}", unit="kg")
+    return _fig("heaviest_rack_kg", m.get("heaviest_rack_kg"), f"layout {r['layout']}: {how}",
+                unit="kg")
 
 
 def _heat_figure(key: str, m: dict, t: dict) -> dict[str, Any]:

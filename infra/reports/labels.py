@@ -52,6 +52,9 @@ LABELS = {  # names whose plain reading would mislead
     "other_racks": "Management and storage racks",
     "heaviest_rack_kg": "Heaviest rack",
     "rack_weight_unplanned_layouts_count": "Rack layouts of unknown weight",
+    "heaviest_rack_lower_bound_kg": "Heaviest rack, at least",
+    # power_supply table: what the shelves deliver (their DC output), not IT at the feeds
+    "load_kw": "Load on shelves/PDUs",
     "degraded_bandwidth_fraction": "Bandwidth kept by the worst degraded GPU",  # NIC or NVLink rows
     "largest_placeable_job_gpus": "Largest job in one NVLink domain",
     "worst_single_failure_gpus": "Worst single failure, GPUs lost",

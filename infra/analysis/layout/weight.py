@@ -90,9 +90,16 @@ class HallWeight:
 
     @property
     def heaviest_kg(self) -> float | None:
-        """The heaviest rack's weight: exact when every rack has a planning figure, else a
-        lower bound of the heaviest (see :attr:`unplanned`); None when no weight at all is
-        published."""
+        """The heaviest rack's weight when every rack layout has a planning figure; None
+        while any has not (a layout of unknown weight may be the heaviest: see
+        :attr:`heaviest_bound_kg`)."""
+        h = self.heaviest
+        return None if h is None or self.unplanned else h.planning_kg
+
+    @property
+    def heaviest_bound_kg(self) -> float | None:
+        """A lower bound of the heaviest rack: the largest planning figure or known parts'
+        sum over every layout (None when no weight at all is published)."""
         h = self.heaviest
         return None if h is None else (h.planning_kg or h.kg or None)
 
