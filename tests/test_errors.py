@@ -306,3 +306,20 @@ def test_tray_error_caused_by_a_referenced_part_names_that_part_file(tmp_path):
     msg = str(err.value)
     assert "aws-gb200-compute-tray.yaml" in msg and "has no interface 'efa'" in msg
     assert str(nic) in msg
+
+
+def test_unknown_fabric_part_names_its_line(tmp_path, run_cli):
+    """A fabric tier naming an unknown switch: exit 2, the design file, the line of the
+    reference and its YAML path, and the nearest slugs (the resolved design looks the part
+    up and locates the line only on the error)."""
+    from conftest import ROOT
+
+    text = (ROOT / "designs" / "dgx_h100_su.yaml").read_text()
+    bad = text.replace("switch: nvidia-quantum-2-qm9700", "switch: nvidia-quantum-2-qm9701", 1)
+    p = tmp_path / "d.yaml"
+    p.write_text(bad)
+    line = next(i for i, ln in enumerate(bad.splitlines(), 1) if "qm9701" in ln)
+    res = run_cli("design", str(p))
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert f"d.yaml:{line}: fabrics.compute.tiers[0].switch: unknown network_switch slug" in res.output
+    assert "did you mean 'nvidia-quantum-2-qm9700'" in res.output

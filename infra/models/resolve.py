@@ -132,8 +132,15 @@ class ResolvedDesign:
             looked: dict = self.__dict__.setdefault("_looked_up", {})
             hit = looked.get(slug)
             if hit is None or (kinds and hit.kind not in kinds):
-                hit = looked[slug] = self.catalog.get(slug, kind, file=str(self.file),
-                                                      path=path, error_cls=DesignError)
+                try:
+                    hit = self.catalog.get(slug, kind, file=str(self.file), path=path,
+                                           error_cls=DesignError)
+                except InfraError as exc:  # the line is only worth a parse on an error
+                    if path is not None:
+                        exc.line = line_of(self.file, path)
+                        exc.args = (str(exc),)
+                    raise
+                looked[slug] = hit
         return hit
 
     get = part  # a part source, as the catalog is (part-level figures take either)
