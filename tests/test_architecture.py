@@ -124,8 +124,15 @@ def test_analyses_never_import_the_yaml_or_catalog_loader():
 def catalog_lookups(src: str) -> list[str]:
     """Calls that go around the resolved design: ``<...>.catalog.get(...)``,
     ``catalog.get(...)``, ``catalog.of_kind(...)`` and ``expand_tray(...)``."""
+    tree = ast.parse(src)
+    names = {"catalog"}  # and any name bound to a catalog: cat = rd.catalog
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and (
+                isinstance(node.value, ast.Attribute) and node.value.attr == "catalog"
+                or isinstance(node.value, ast.Name) and node.value.id == "catalog"):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     out = []
-    for node in ast.walk(ast.parse(src)):
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         f = node.func
@@ -134,7 +141,7 @@ def catalog_lookups(src: str) -> list[str]:
         elif isinstance(f, ast.Attribute) and f.attr in ("get", "of_kind"):
             owner = f.value
             name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
-            if name == "catalog":
+            if name in names:
                 out.append(f"line {node.lineno}: catalog.{f.attr}()")
     return out
 
@@ -152,9 +159,10 @@ TRAY_LEVEL = {"infra/topology/tray.py", "infra/analysis/network/pcie.py",
 def test_catalog_lookup_finder_sees_every_form():
     src = ("def f(rd, catalog):\n    rd.catalog.get('x')\n    catalog.get('y')\n"
            "    catalog.of_kind('gpu')\n    expand_tray(t, c)\n    rd.part('x')\n"
-           "    d.get('k')\n")
+           "    d.get('k')\n    cat = rd.catalog\n    cat.get('z')\n")
     assert catalog_lookups(src) == ["line 2: catalog.get()", "line 3: catalog.get()",
-                                    "line 4: catalog.of_kind()", "line 5: expand_tray()"]
+                                    "line 4: catalog.of_kind()", "line 5: expand_tray()",
+                                    "line 9: catalog.get()"]
 
 
 def test_analyses_read_parts_from_the_resolved_design():

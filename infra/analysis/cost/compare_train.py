@@ -33,9 +33,9 @@ def train_metrics(da, spec: TrainSpec, cost=None, capex=None) -> dict[str, Any]:
     from infra.analysis.perf.training_run import train
     from infra.errors import InfraError
 
-    cat = da.rd.catalog
-    arch = cat.get(spec.model, "model")
-    fw = cat.get(spec.framework, "training_framework")
+    # the slugs were checked against the catalog before any option was analysed
+    arch = da.rd.part(spec.model, "model")
+    fw = da.rd.part(spec.framework, "training_framework")
     try:
         r = train(da, arch, spec.tokens, fw, precision=spec.precision, cost=cost, capex=capex)
     except InfraError as exc:
