@@ -80,8 +80,8 @@ class RackWeight:
 @dataclass(frozen=True)
 class HallWeight:
     racks: tuple[RackWeight, ...]
-    total_kg: float  # over every rack of the design (a lower bound unless complete)
-    complete: bool
+    total_kg: float  # every rack's planning figure, else its known parts (a lower bound
+    complete: bool  # unless every layout has a planning figure)
 
     @property
     def heaviest(self) -> RackWeight | None:
@@ -146,8 +146,8 @@ def hall_weight(rd: ResolvedDesign, elevations: list[RackElevation]) -> HallWeig
     HallWeight : per layout weight, the total over every rack, whether all is published
     """
     racks = tuple(rack_weight(rd, e) for e in elevations)
-    return HallWeight(racks, sum(r.kg * r.racks for r in racks),
-                      all(r.complete for r in racks))
+    return HallWeight(racks, sum((r.planning_kg or r.kg) * r.racks for r in racks),
+                      all(r.planning_kg is not None for r in racks))
 
 
 def weight_findings(rd: ResolvedDesign, hall: HallWeight) -> list[Finding]:
