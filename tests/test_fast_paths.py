@@ -229,7 +229,7 @@ def test_bom_summed_per_rack_type_equals_layout_by_layout(hall):
     from infra.analysis.cost import bom
 
     def plain(rd, cooling_units, fabrics):
-        t = bom._Tree(rd.part, rd.tray_layout)
+        t = bom._Tree(rd)
         for lname, racks in rd.rack_counts.items():
             lay = rd.layouts[lname]
             rack = t.add(t.root, lay.rack, racks, "cluster", "facility")
@@ -240,7 +240,7 @@ def test_bom_summed_per_rack_type_equals_layout_by_layout(hall):
 
     for path in designs(hall) + [DESIGNS / "dgx_b200_su.yaml", DESIGNS / "llama3_h100_16k.yaml"]:
         a = analyze_file(path)
-        fast = bom._Tree(a.rd.part, a.rd.tray_layout)
+        fast = bom._Tree(a.rd)
         bom._add_racks(fast, a.rd)
         assert fast.rows() == plain(a.rd, None, None).rows(), path
         assert a.bom == bom.bill_of_materials(a.rd, a.cooling.unit_counts(), a.fabrics)

@@ -69,22 +69,22 @@ def test_page_arithmetic():
 
     from infra.reports.xlsx_print import page_setup
 
-    ws = Workbook().active
-    for i in range(4):
-        ws.append([i])
-        ws.row_dimensions[i + 1].height = 200
-    page_setup(ws, 1, "t")
-    ws._print_rows = None  # no title rows repeated
+    def tall_rows(n):
+        """A sheet of ``n`` rows 200 pt tall, page set up, no title rows repeated."""
+        ws = Workbook().active
+        for i in range(n):
+            ws.append([i])
+            ws.row_dimensions[i + 1].height = 200
+        page_setup(ws, 1, "t")
+        ws._print_rows = None
+        return ws
+
+    ws = tall_rows(4)
     assert round(printable_pt(ws)[1], 2) == round(595.28 - 72 * 1.1, 2) == 516.08
     assert print_pages(ws) == 2
     ws.row_breaks.append(Break(id=1))
     assert print_pages(ws) == 3
-    ws = Workbook().active
-    for i in range(20):
-        ws.append([i])
-        ws.row_dimensions[i + 1].height = 200
-    page_setup(ws, 1, "t")
-    ws._print_rows = None  # no title rows repeated
+    ws = tall_rows(20)
     # one column 4 x the printable width: (w * 7 + 5) px x 0.75 = 4 x 784.3 pt
     ws.column_dimensions["A"].width = (4 * printable_pt(ws)[0] / 0.75 - 5) / 7
     assert print_pages(ws) == 2

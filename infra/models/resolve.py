@@ -132,15 +132,7 @@ class ResolvedDesign:
             looked: dict = self.__dict__.setdefault("_looked_up", {})
             hit = looked.get(slug)
             if hit is None or (kinds and hit.kind not in kinds):
-                try:
-                    hit = self.catalog.get(slug, kind, file=str(self.file), path=path,
-                                           error_cls=DesignError)
-                except InfraError as exc:  # the line is only worth a parse on an error
-                    if path is not None:
-                        exc.line = line_of(self.file, path)
-                        exc.args = (str(exc),)
-                    raise
-                looked[slug] = hit
+                hit = looked[slug] = find_part(self.catalog, self.file, slug, kind, path)
         return hit
 
     get = part  # a part source, as the catalog is (part-level figures take either)
@@ -170,6 +162,18 @@ class ResolvedDesign:
             for item in self.layouts[name].of_kind("compute_tray"):
                 seen.setdefault(item.part.slug, item.part)  # type: ignore[arg-type]
         return list(seen.values())
+
+
+def find_part(catalog: Catalog, file: Path, slug: str, kind, path: tuple | None) -> Part:
+    """``slug`` from ``catalog`` for design ``file``; an unknown slug or another kind is a
+    :class:`DesignError` at ``path``, with its line (parsed only then)."""
+    try:
+        return catalog.get(slug, kind, file=str(file), path=path, error_cls=DesignError)
+    except InfraError as exc:
+        if path is not None:
+            exc.line = line_of(file, path)
+            exc.args = (str(exc),)
+        raise
 
 
 def load_design(path: Path | str, catalog: Catalog | None = None) -> ResolvedDesign:
@@ -228,16 +232,9 @@ class _Resolver:
 
     def get(self, slug: str, kind, path: tuple) -> Part:
         hit = self._parts.get((slug, kind))  # a slug found once is found again
-        if hit is not None:
-            return hit
-        try:
-            part = self.cat.get(slug, kind, file=str(self.file), path=path, error_cls=DesignError)
-        except InfraError as exc:  # the line is only worth a parse when there is an error
-            exc.line = line_of(self.file, path)
-            exc.args = (str(exc),)
-            raise
-        self._parts[(slug, kind)] = part
-        return part
+        if hit is None:
+            hit = self._parts[(slug, kind)] = find_part(self.cat, self.file, slug, kind, path)
+        return hit
 
     def run(self) -> ResolvedDesign:
         for name, lay in self.d.racks.items():

@@ -109,8 +109,8 @@ def _widths(ws, wide: dict[str, int], keys: list[str]) -> None:
 
     for i, k in enumerate(keys):
         ws.column_dimensions[get_column_letter(i + 1)].width = wide.get(k, 15)
-    for cell in ws[1]:
-        cell.alignment = Alignment(wrap_text=True, vertical="top")
+    for head in ws[1]:
+        head.alignment = Alignment(wrap_text=True, vertical="top")
 
 
 def _cat_sum(block: tuple, cat: str) -> str:

@@ -17,12 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from infra.reports.atomic import save_workbook, write_atomic
-from infra.reports.xlsx_style import (HEADER_FILL, SHEET_NAMES, WIDTH_ROWS, _cell,  # noqa: F401
-                                      _font, _header_style, _unknown_fill, _width,
-                                      findings_title, mark_unknown, sheet_name, style_header,
+from infra.reports.xlsx_style import (_cell, _font, mark_unknown, sheet_name, style_header,
                                       summary_note, widths)
-from infra.reports.labels import (column_header, column_unit, metric_label, metric_unit,
-                                  number_format, shown_unit, value_text)
+from infra.reports.labels import (column_header, metric_label, metric_unit, number_format,
+                                  shown_unit, value_text)
 
 BOM = "bill_of_materials"
 PRICE, EXTENDED = "unit_price_usd", "extended_usd"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import re
-import zipfile
 from dataclasses import dataclass, field
 
 from openpyxl.cell import Cell

@@ -22,10 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from collections.abc import Callable
-
-from infra.models.expand import TrayLayout
-from infra.models.parts import NvlinkSwitchTray, Part
+from infra.models.parts import NvlinkSwitchTray
 from infra.models.resolve import ResolvedDesign
 from infra.models.systems import ComputeTray
 
@@ -65,13 +62,12 @@ class _Node:
 
 
 class _Tree:
-    """Merge rows by (parent, slug) while walking the templates. ``part`` looks a part up
-    by slug and ``layout`` expands a tray type: the resolved design's (a design's bill) or
-    the catalog's (a tray compared on its own)."""
+    """Merge rows by (parent, slug) while walking the templates. ``parts`` looks parts
+    up (``get``) and expands tray types (``tray_layout``): the resolved design (a design's
+    bill) or :class:`~infra.models.expand.CatalogParts` (a tray compared on its own)."""
 
-    def __init__(self, part: Callable[[str], Part], layout: Callable[[ComputeTray], TrayLayout]
-                 ) -> None:
-        self.part, self.layout = part, layout
+    def __init__(self, parts) -> None:
+        self.parts = parts
         self.root = _Node("", "", "", "", "")
 
     def add(self, parent: _Node, part, n: int | None, where: str, group: str) -> _Node:
@@ -92,7 +88,7 @@ class _Tree:
         if isinstance(part, ComputeTray):
             self.tray_parts(node, part, n)
         elif isinstance(part, NvlinkSwitchTray):
-            self.add(node, self.part(part.chips.type), n * part.chips.count, part.slug,
+            self.add(node, self.parts.get(part.chips.type), n * part.chips.count, part.slug,
                      "system")
 
     def tray_parts(self, node: _Node, tray: ComputeTray, n: int) -> None:
@@ -106,7 +102,7 @@ class _Tree:
         """(top-level part counts, counts inside each, parts) of one tray, once per type."""
         cache = self.__dict__.setdefault("_trays", {})
         if tray.slug not in cache:
-            lay = self.layout(tray)
+            lay = self.parts.tray_layout(tray)
             top: Counter = Counter()
             inner: dict[str, Counter] = {}
             parts = {}
@@ -161,7 +157,7 @@ def bill_of_materials(rd: ResolvedDesign, cooling_units: dict[str, int] | None =
     switches, optics and cables, ``facility`` for racks, power, cooling and rack units,
     ``storage`` for the design's storage units (``storage:`` entries of its IT load).
     """
-    t = _Tree(rd.part, rd.tray_layout)
+    t = _Tree(rd)
     _add_racks(t, rd)
     for shape in rd.domain_shapes:
         if shape.cross_rack_cable is not None:
@@ -215,11 +211,10 @@ def _add_racks(t: _Tree, rd: ResolvedDesign) -> None:
         t.unit(nodes[slug], part, n, slug, group)
 
 
-def tray_bill(tray: ComputeTray, part: Callable[[str], Part],
-              layout: Callable[[ComputeTray], TrayLayout], n: int = 1) -> list[BomRow]:
+def tray_bill(tray: ComputeTray, parts, n: int = 1) -> list[BomRow]:
     """The indented bill of ``n`` trays/servers alone (no rack, fabric or cooling);
-    ``part`` and ``layout`` look parts up and expand the tray (see :class:`_Tree`)."""
-    t = _Tree(part, layout)
+    ``parts``: where its parts come from (see :class:`_Tree`)."""
+    t = _Tree(parts)
     t.unit(t.root, tray, n, "option")
     return t.rows()
 

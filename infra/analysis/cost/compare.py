@@ -38,11 +38,11 @@ from infra.analysis.power.it_power import unit_power
 from infra.analysis.summary import analyze_file
 from infra.analysis.cost.target import Block, Sizing, Target, size_to
 from infra.analysis.cost.tco import (
-    CATEGORIES, UPTIME_2023_PUE, Capex, CostAssumptions, Tco, design_capex, gpu_capex, total_cost,
+    UPTIME_2023_PUE, Capex, CostAssumptions, Tco, design_capex, gpu_capex, total_cost,
     tray_capex)
 from infra.errors import CompareError, did_you_mean
 from infra.models.catalog_types import Catalog
-from infra.models.expand import CatalogParts, expand_tray
+from infra.models.expand import CatalogParts
 from infra.models.parts import PRECISIONS, Gpu
 from infra.models.prices import PriceBook
 from infra.models.systems import ComputeTray
@@ -192,14 +192,15 @@ def gpu_option(key: str, gpu: Gpu, book: PriceBook, catalog: Catalog,
 def tray_option(key: str, tray: ComputeTray, book: PriceBook, catalog: Catalog,
                 a: CostAssumptions) -> Option:
     pue = a.pue if a.pue is not None else UPTIME_2023_PUE
-    up = unit_power(tray, CatalogParts(catalog))
-    lay = expand_tray(tray, catalog)
+    parts = CatalogParts(catalog)
+    up = unit_power(tray, parts)
+    lay = parts.tray_layout(tray)
     gpus = [i.part for i in lay.of_kind("gpu")]
     flops = {p: (None if any(getattr(g.peak_dense_tflops, p) is None for g in gpus)
                  else tflops_to_pflops(sum(getattr(g.peak_dense_tflops, p) for g in gpus)))
              for p in PRECISIONS}
     it_kw = w_to_kw(up.power_w)
-    capex = tray_capex(tray, catalog.get, lambda t: expand_tray(t, catalog), book)
+    capex = tray_capex(tray, parts, book)
     tco = total_cost(capex, it_kw, pue, flops.get(a.precision), len(gpus), a)
     m: dict[str, Any] = {"option_name": tray.name,
                          "gpu_sku": ", ".join(sorted({g.slug for g in gpus})), "gpus": len(gpus),

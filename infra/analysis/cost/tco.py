@@ -146,10 +146,10 @@ def design_capex(rd: ResolvedDesign, book: PriceBook,
     return price_bom(bill_of_materials(rd, cooling_units, fabrics), book)
 
 
-def tray_capex(tray: ComputeTray, part, layout, book: PriceBook, n: int = 1) -> Capex:
-    """The capex of ``n`` trays/servers alone (``part``, ``layout``: see
+def tray_capex(tray: ComputeTray, parts, book: PriceBook, n: int = 1) -> Capex:
+    """The capex of ``n`` trays/servers alone (``parts``: see
     :func:`~infra.analysis.cost.bom.tray_bill`)."""
-    c = price_bom(tray_bill(tray, part, layout, n), book)
+    c = price_bom(tray_bill(tray, parts, n), book)
     return Capex(c.lines, cap="systems")
 
 

@@ -33,11 +33,9 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from infra.analysis.network.attach import core_of, leaf_ports, spine_of
 from infra.analysis.network.fabric import FabricResult
-from infra.analysis.layout.elevation import unit_positions
 from infra.analysis.layout.identity import node_identities
 from infra.analysis.layout.placement import Placement, network_placement
 from infra.models.resolve import ResolvedDesign

@@ -9,7 +9,7 @@ this package, which imports them).
 
 from __future__ import annotations
 
-from infra.reports.diagrams.base import Diagram, file_stem, natural  # noqa: F401 - re-exported
+from infra.reports.diagrams.base import Diagram
 
 
 def build_diagrams(analysis, data: dict, highlight: str | None = None,

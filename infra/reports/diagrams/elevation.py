@@ -103,7 +103,7 @@ def rack_table(e: RackElevation, f: RackFaces) -> str:
     rows = [f'<tr><td colspan="{ncol}" bgcolor="#f0f0f0">{head}</td></tr>',
             '<tr><td bgcolor="#e0e0e0"><font point-size="8">U</font></td><td><b>front</b></td>'
             '<td><b>rear</b></td>'
-            + "".join(f'<td><font point-size="7">rear<br/>mount</font></td>' for _ in strips)
+            + "".join('<td><font point-size="7">rear<br/>mount</font></td>' for _ in strips)
             + "</tr>"]
     by_top = {s.position_u + int(round(s.height_u)) - 1: s for s in e.slots
               if s.position_u is not None}
