@@ -55,6 +55,11 @@ class ModelArch(Part):
     tied_embeddings: bool = Field(False, description="Input embedding and output head share one matrix.")
     moe: MoeSpec | None = Field(None, description="Mixture-of-experts FFN; unset: dense.")
     mla: MlaSpec | None = Field(None, description="Multi-head latent attention; unset: standard (grouped-query) attention.")
+    mtp_depth: int = Field(
+        0, ge=0, le=16, description="Multi-token-prediction modules trained beside the main "
+                                    "head (DeepSeek-V3: 1), each one transformer layer, a "
+                                    "2h x h projection and a pass through the shared output "
+                                    "head; 0: none. Not counted in the parameter totals.")
     global_batch_tokens: PositiveCount | None = Field(
         None, description="Tokens per optimizer step as published; unset: the training "
                           "framework entry's default_batch_tokens (an assumption, stated).")
@@ -117,6 +122,21 @@ class TrainingFramework(Part):
         False, description="The framework can shard weights and gradients over data "
                            "parallelism (ZeRO-3 / FSDP); the chooser then tries it where "
                            "there is no pipeline parallelism.")
+    moe_layer_efficiency_fraction: Fraction = Field(
+        1.0, description="Share of the dense-layer rate an MoE layer sustains: routing, "
+                         "token permutation, grouped GEMMs over each expert's tokens, the "
+                         "all-to-all's synchronisation and the many small kernels a dense "
+                         "layer does not have (1: as fast as a dense layer of its FLOPs).")
+    fp8_output_layer: bool = Field(
+        False, description="In an FP8 run the output head's GEMMs run in FP8 too; false: in "
+                           "BF16 (Megatron-Core's output layer is not a Transformer Engine "
+                           "module, so FP8 autocast leaves it alone).")
+    pipeline_layout: Literal["balanced", "even"] = Field(
+        "balanced", description="How layers are split over pipeline stages. balanced: whole "
+                                "layers placed so the busiest stage, with the output head "
+                                "(and MTP) on the last, carries the least (Megatron's "
+                                "pipeline layout); even: layers / pp on every stage, the "
+                                "head on top of the last.")
 
 
 __all__ = ["MlaSpec", "ModelArch", "MoeSpec", "TrainingFramework"]

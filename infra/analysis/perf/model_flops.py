@@ -11,6 +11,9 @@ the Llama 3 paper's MFU uses): ``6 x N_active`` for the matmuls (forward 2, back
 the input embedding is a lookup, the output head a matmul) plus, per layer, ``3 x 2 x s
 x (q.k width + v width)`` for the attention scores and their weighted sum over a
 sequence of ``s`` (non-causal; with multi-head attention ``12 L H Q s``), shown apart.
+Multi-token prediction (``mtp_depth``, DeepSeek-V3's D = 1) adds per depth one layer, a
+``2h x h`` projection and another pass through the output head (``6 V h``) to both; its
+weights are not in the parameter totals (as the model card counts them).
 
 Examples
 --------
@@ -36,9 +39,13 @@ class ModelFigures:
     moe_layer_params: float  # one MoE layer, all experts (0 for dense models)
     expert_params: float  # one routed expert
     attention_params: float  # one layer's attention projections
-    matmul_flops_per_token: float  # training, 6 x active matmul params
+    matmul_flops_per_token: float  # training, 6 x active matmul params (MTP included)
     attention_flops_per_token: float  # training, attention scores at sequence_length
     sequence_length: int
+    head_flops_per_token: float = 0.0  # output head passes (1 + MTP depth) x 6 V h, in matmul
+    mtp_flops_per_token: float = 0.0  # MTP layers and projections (heads apart), in matmul
+    mtp_attention_flops_per_token: float = 0.0  # MTP layers' attention, in attention
+    expert_flops_per_token: float = 0.0  # MoE layers' expert GEMMs (routed + shared), in matmul
 
     @property
     def flops_per_token(self) -> float:
@@ -83,8 +90,17 @@ def model_figures(m: ModelArch, sequence_length: int | None = None) -> ModelFigu
     total = emb + head + dense_layers * dense_layer + moe_layers * (attn + moe_total)
     active = emb + head + dense_layers * dense_layer + moe_layers * (attn + moe_active)
     matmul_active = active - emb if not m.tied_embeddings else active
+    # multi-token prediction: per depth one more layer (an MoE one where the model has
+    # experts), a 2h x h projection and a pass through the shared output head
+    mtp_layer = (attn + moe_active) if moe_layers else dense_layer
+    mtp = 6 * m.mtp_depth * (mtp_layer + 2 * h * h)
+    heads = 6 * (1 + m.mtp_depth) * emb
+    mtp_attn = 6 * m.mtp_depth * s * width
+    experts = (6 * (moe_layers + m.mtp_depth) * (m.moe.active_experts + m.moe.shared_experts)
+               * expert if moe_layers else 0.0)
     return ModelFigures(total, active, emb, dense_layer, attn + moe_total if moe_layers else 0.0,
-                        expert, attn, 6 * matmul_active, 6 * m.layers * s * width, s)
+                        expert, attn, 6 * matmul_active + mtp + 6 * m.mtp_depth * emb,
+                        6 * m.layers * s * width + mtp_attn, s, heads, mtp, mtp_attn, experts)
 
 
 __all__ = ["ModelFigures", "model_figures"]

@@ -33,7 +33,7 @@ from infra.analysis.perf.model_flops import ModelFigures
 from infra.models.ml_parts import ModelArch, TrainingFramework
 
 RECOMPUTE = ("none", "selective", "full")
-KEYS = ("tp", "pp", "dp", "cp", "ep", "mb", "vpp", "recompute", "fsdp", "rl")
+KEYS = ("tp", "pp", "dp", "cp", "ep", "mb", "vpp", "recompute", "fsdp", "rl", "epo")
 
 
 @dataclass(frozen=True)
@@ -48,14 +48,16 @@ class Parallelism:
     recompute: str = "selective"
     fsdp: int = 0  # 1: weights and gradients sharded over data parallelism (ZeRO-3)
     rl: int = 0  # with full recompute: layers per stage recomputed whole (0: all)
+    epo: int = 0  # 1: expert all-to-alls overlapped with another micro-batch's compute
 
     @property
     def gpus(self) -> int:
         return self.tp * self.pp * self.dp * self.cp
 
     def text(self) -> str:
-        out = ",".join(f"{k}={getattr(self, k)}" for k in KEYS if k != "rl")
-        return out + (f",rl={self.rl}" if self.recompute == "full" and self.rl else "")
+        out = ",".join(f"{k}={getattr(self, k)}" for k in KEYS if k not in ("rl", "epo"))
+        out += f",rl={self.rl}" if self.recompute == "full" and self.rl else ""
+        return out + (f",epo={self.epo}" if self.epo else "")
 
 
 @dataclass(frozen=True)
@@ -139,20 +141,54 @@ def recompute_layers(arch: ModelArch, fig: ModelFigures, fw: TrainingFramework,
     return max(1, min(layers, math.ceil(over / per_layer)))
 
 
-def memory_bound_bytes(arch: ModelArch, fw: TrainingFramework, precision: str) -> float:
-    """HBM bytes per token of the memory-bound kernels (all layers and the loss)."""
+def memory_bound_bytes(arch: ModelArch, fw: TrainingFramework, precision: str,
+                       part: str = "all") -> float:
+    """HBM bytes per token of the memory-bound kernels: ``part`` "layers" (the
+    transformer layers), "extra" (the loss of each output head and the MTP layers, all on
+    the last pipeline stage), "mtp" (the MTP layers alone) or "all"."""
     h = arch.hidden_size
     bh = fw.memory_bound_bytes_per_token_hidden + (
         fw.fp8_cast_bytes_per_token_hidden if precision == "fp8" else 0.0)
     bf = fw.memory_bound_bytes_per_token_ffn + (
         fw.fp8_cast_bytes_per_token_ffn if precision == "fp8" else 0.0)
     if arch.moe is None:
-        ffn = arch.layers * arch.ffn_size
+        ffn, last_ffn = arch.layers * arch.ffn_size, arch.ffn_size
     else:
         e = arch.moe
-        ffn = (e.dense_layers * arch.ffn_size + (arch.layers - e.dense_layers)
-               * (e.active_experts + e.shared_experts) * e.expert_ffn_size)
-    return arch.layers * bh * h + bf * ffn + fw.loss_bytes_per_vocab * arch.vocab_size
+        last_ffn = (e.active_experts + e.shared_experts) * e.expert_ffn_size
+        ffn = e.dense_layers * arch.ffn_size + (arch.layers - e.dense_layers) * last_ffn
+    layers = arch.layers * bh * h + bf * ffn
+    mtp = arch.mtp_depth * (bh * h + bf * last_ffn)
+    extra = mtp + (1 + arch.mtp_depth) * fw.loss_bytes_per_vocab * arch.vocab_size
+    return {"layers": layers, "extra": extra, "mtp": mtp, "all": layers + extra}[part]
+
+
+def busiest_stage(layers: int, pp: int, layer_s: float, last_s: float,
+                  layout: str = "balanced") -> float:
+    """Work of the busiest pipeline rank: ``layers`` whole layers of ``layer_s`` each and
+    ``last_s`` more on the last rank (output head, loss, MTP). ``even``: ``ceil(layers /
+    pp)`` on each rank, the last one's extra on top; ``balanced``: the split of whole
+    layers that makes the busiest rank lightest (the last rank takes fewer).
+
+    Examples
+    --------
+    >>> busiest_stage(96, 8, 1.0, 0.35)   # 12 layers a rank, the head on the last
+    12.35
+    >>> busiest_stage(96, 8, 1.0, 1.5)    # 13 on seven ranks, 5 + 1.5 on the last
+    13.0
+    """
+    if pp <= 1:
+        return layers * layer_s + last_s
+    k0 = math.ceil(layers / pp)
+    if layout == "even":
+        return max(k0 * layer_s, (layers - (pp - 1) * k0) * layer_s + last_s)
+    best = math.inf
+    for k in range(k0, layers + 1):
+        rest = layers - (pp - 1) * k
+        if rest < 0:
+            break
+        best = min(best, max(k * layer_s, rest * layer_s + last_s))
+    return best
 
 
 def _placement(gpus: int, ppn: int, job: Placement) -> Placement:
@@ -185,23 +221,47 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
         p = replace(p, rl=recompute_layers(arch, fig, fw, p, m, usable_gb(chip, fw) * 1e9))
     mem = memory_per_gpu(arch, fig, fw, p, m)
     n = p.gpus
-    matmul = tokens * fig.matmul_flops_per_token / n
-    attn = tokens * fig.attention_flops_per_token / n
+    share = tokens / n  # tokens per GPU were the work spread evenly
+    matmul = share * fig.matmul_flops_per_token
+    attn = share * fig.attention_flops_per_token
     rate = chip.achievable_bf16_tflops * 1e12 * fw.compute_efficiency_fraction
     mrate = rate * (chip.fp8_speedup if precision == "fp8" and chip.fp8_speedup else 1.0)
+    hrate = mrate if fw.fp8_output_layer else rate  # the output head's GEMMs
     membw = chip.hbm_tbyte_s * 1e12 * fw.memory_bound_efficiency_fraction
-    elementwise = tokens * memory_bound_bytes(arch, fw, precision) / n / membw if membw else 0.0
-    compute = matmul / mrate + attn / rate + elementwise
+    bytes_layers = memory_bound_bytes(arch, fw, precision, "layers")
+    bytes_extra = memory_bound_bytes(arch, fw, precision, "extra")
+    head, mtp = share * fig.head_flops_per_token, share * fig.mtp_flops_per_token
+    mtp_attn = share * fig.mtp_attention_flops_per_token
+    # the transformer layers' work, and what only the last pipeline stage carries; an MoE
+    # layer (and an MTP one of an MoE model) runs at the framework's MoE share of the rate
+    moe = (arch.layers - arch.moe.dense_layers) / arch.layers if arch.moe else 0.0
+    slow = 1.0 / fw.moe_layer_efficiency_fraction if arch.moe else 1.0
+    layers_raw = ((matmul - head - mtp) / mrate + (attn - mtp_attn) / rate
+                  + (share * bytes_layers / membw if membw else 0.0))
+    mtp_bytes = memory_bound_bytes(arch, fw, precision, "mtp")
+    mtp_raw = mtp / mrate + mtp_attn / rate + (share * mtp_bytes / membw if membw else 0.0)
+    layers_s = layers_raw * (1 - moe + moe * slow)
+    last_s = (head / hrate + (share * (bytes_extra - mtp_bytes) / membw if membw else 0.0)
+              + mtp_raw * slow)
+    moe_overhead = (layers_raw * moe + mtp_raw) * (slow - 1)
+    elementwise = share * (bytes_layers + bytes_extra) / membw if membw else 0.0
+    compute = layers_s + last_s
     whole = (p.rl / math.ceil(arch.layers / p.pp)) if p.recompute == "full" else 0.0
-    recompute = {"none": 0.0, "selective": attn / 3 / rate,
-                 "full": whole * (matmul / 3 / mrate + elementwise / 3)
-                 + attn / 3 / rate}[p.recompute]
-    bubble = (p.pp - 1) / (m * p.vpp) * (compute + recompute)
+    recompute = {"none": 0.0, "selective": (attn - mtp_attn) / 3 / rate,
+                 "full": whole * ((matmul - head - mtp) / 3 / mrate
+                                  + (share * bytes_layers / membw / 3 if membw else 0.0))
+                 + (attn - mtp_attn) / 3 / rate}[p.recompute]
+    # the busiest pipeline rank sets the pace: whole layers, the head on the last rank
+    busiest = busiest_stage(arch.layers, p.pp, (layers_s + recompute) * p.pp / arch.layers,
+                            last_s * p.pp, fw.pipeline_layout)
+    imbalance = max(0.0, busiest - (compute + recompute))
+    bubble = (p.pp - 1) / (m * p.vpp) * busiest
     if (sum(mem.values()) / 1e9 > usable_gb(chip, fw)
-            or compute + recompute + bubble >= skip_above):
+            or busiest + bubble >= skip_above):
         return Step(p, m, sum(mem.values()) / 1e9, {k: v / 1e9 for k, v in mem.items()},
                     math.inf, {"compute_s": compute, "recompute_s": recompute,
-                               "bubble_s": bubble}, matmul + attn)
+                               "stage_imbalance_s": imbalance, "bubble_s": bubble},
+                    matmul + attn)
     d, h = t.domain_gpus, arch.hidden_size
     layers = math.ceil(arch.layers / p.pp)
     s_local = fig.sequence_length / p.cp
@@ -222,7 +282,10 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     if arch.moe and p.ep > 1:
         moe_layers = math.ceil((arch.layers - arch.moe.dense_layers) / p.pp)
         size = p.mb * s_local / p.tp * arch.moe.active_experts * h * 2
-        epl = _placement(p.ep, d // (p.tp * p.cp), job)
+        # an expert group wider than data x context parallelism folds over the tensor
+        # ranks (Megatron's MoE parallel folding, expert TP 1): ep neighbouring GPUs
+        folded = p.ep > p.dp * p.cp
+        epl = _placement(p.ep, d if folded else d // (p.tp * p.cp), job)
         ep_t = 4 * moe_layers * m * _call(t, "all_to_all", epl, size)
     pp_t = 0.0
     if p.pp > 1:
@@ -235,17 +298,23 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     per_gpu_params = (fig.params / (p.tp * p.pp))
     dp_t = (_call(t, "reduce_scatter", dpl, per_gpu_params * fw.grad_bytes_per_param)
             + _call(t, "all_gather", dpl, per_gpu_params * fw.weight_bytes_per_param))
+    ep_x = ep_t * (1 - fw.ep_overlap_fraction)
+    if p.epo:  # Megatron's --overlap-moe-expert-parallel-comm: one micro-batch's all-to-alls
+        # run under another's compute; what the compute cannot cover stays exposed
+        ep_x = max(0.0, ep_x - (compute + recompute))
     exposed = {"tp_s": tp_t * (1 - fw.tp_overlap_fraction),
                "cp_s": cp_t * (1 - fw.cp_overlap_fraction),
-               "ep_s": ep_t * (1 - fw.ep_overlap_fraction), "pp_s": pp_t,
+               "ep_s": ep_x, "pp_s": pp_t,
                "dp_s": dp_t * (1 - fw.dp_overlap_fraction)}
     if p.fsdp:  # weights gathered for forward and backward of every micro-batch, and the
         # sharded gradients reduce-scattered after each (not once a step)
         ag = _call(t, "all_gather", dpl, per_gpu_params * fw.weight_bytes_per_param)
         rs = _call(t, "reduce_scatter", dpl, per_gpu_params * fw.grad_bytes_per_param)
         exposed["dp_s"] += (2 * (m - 1) * ag + (m - 1) * rs) * (1 - fw.dp_overlap_fraction) + ag
-    breakdown = {"compute_s": compute - elementwise, "memory_bound_s": elementwise,
-                 "recompute_s": recompute, "bubble_s": bubble, **exposed}
+    breakdown = {"compute_s": compute - elementwise - moe_overhead,
+                 "memory_bound_s": elementwise, "moe_overhead_s": moe_overhead,
+                 "recompute_s": recompute, "stage_imbalance_s": imbalance, "bubble_s": bubble,
+                 **exposed}
     total = sum(breakdown.values())
     return Step(p, m, sum(mem.values()) / 1e9, {k: v / 1e9 for k, v in mem.items()}, total,
                 breakdown, (matmul + attn))
@@ -299,7 +368,7 @@ def candidates(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingF
                                 for f in ([given["fsdp"]] if "fsdp" in given else fs):
                                     out.append(Parallelism(tp, pp, dp, cp, ep, mb, v, rc, f,
                                                            min(rl, layers) if rc == "full"
-                                                           else 0))
+                                                           else 0, given.get("epo", 0)))
     return out
 
 
@@ -341,6 +410,13 @@ def parse_parallelism(text: str | None) -> dict:
         if key not in KEYS:
             raise InfraError(f"unknown parallelism key {key!r}",
                              hint=f"use {', '.join(KEYS)}, e.g. tp=8,pp=16,dp=64")
+        if key == "epo":
+            if value not in ("0", "1"):
+                raise InfraError(f"epo={value!r}", hint="epo=1 overlaps the expert "
+                                 "all-to-alls with another micro-batch's compute, epo=0 "
+                                 "does not")
+            out[key] = int(value)
+            continue
         if key == "fsdp":
             if value not in ("0", "1"):
                 raise InfraError(f"fsdp={value!r}", hint="fsdp=1 shards weights and gradients "
