@@ -369,5 +369,5 @@ def choose(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFrame
 
 __all__ = ["KEYS", "RECOMPUTE", "Chip", "Parallelism", "Step", "candidates", "choose", "fits",
            "memory_bound_bytes", "memory_per_gpu", "parse_parallelism",
-           "recompute_layers", "state_bytes_per_param", "step",
+           "busiest_stage", "recompute_layers", "state_bytes_per_param", "step",
            "usable_gb"]
