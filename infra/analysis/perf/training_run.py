@@ -266,6 +266,16 @@ def _assumptions(arch, fw, batch, chip_note, good_note, precision, given) -> lis
     if precision == "fp8":
         rows.append({"item": "FP8", "value": "matmuls at MAMF x FP8/BF16 dense peak; attention "
                                              "in BF16", "source": "assumption"})
+    if arch.moe is not None:
+        rows.append({"item": "MoE layers",
+                     "value": f"{fw.moe_layer_efficiency_fraction:g} of the dense rate "
+                              "(calibrated on one DeepSeek-V3 GB200 run; the held-out MoE "
+                              "runs and their errors: docs/guides/training.md; read MoE on "
+                              "DGX B200 as optimistic)",
+                     "source": fw.slug})
+    if precision == "fp8" and not fw.fp8_output_layer:
+        rows.append({"item": "output head", "value": "BF16 GEMMs in an FP8 run",
+                     "source": fw.slug})
     if chip_note:
         rows.append({"item": "achievable FLOPS", "value": chip_note, "source": "assumption"})
     if given:
