@@ -21,6 +21,7 @@ from infra.cli.params import FiniteFloat
 @click.option("--parallelism", default=None,
               help="Fix any of tp, pp, dp, cp, ep, mb, vpp, recompute (none|selective|full), "
                    "fsdp (0|1), rl (layers a stage recomputes whole, with recompute=full), "
+                   "epo (0|1: MoE all-to-alls overlapped with another micro-batch), "
                    "e.g. tp=8,pp=16; the rest is chosen (fastest that fits HBM). The "
                    "parallelism infra train prints can be given back.")
 @click.option("--batch-tokens", type=click.IntRange(1, 10**12), default=None,

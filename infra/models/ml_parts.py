@@ -122,21 +122,24 @@ class TrainingFramework(Part):
         False, description="The framework can shard weights and gradients over data "
                            "parallelism (ZeRO-3 / FSDP); the chooser then tries it where "
                            "there is no pipeline parallelism.")
-    moe_layer_efficiency_fraction: Fraction = Field(
-        1.0, description="Share of the dense-layer rate an MoE layer sustains: routing, "
-                         "token permutation, grouped GEMMs over each expert's tokens, the "
-                         "all-to-all's synchronisation and the many small kernels a dense "
-                         "layer does not have (1: as fast as a dense layer of its FLOPs).")
+    moe_overhead_fraction: NonNegFloat = Field(
+        0.0, description="Time an MoE layer adds beyond its GEMMs, attention and "
+                         "elementwise kernels, as a share of that layer's time at BF16: "
+                         "routing, token permutation, grouped GEMMs over each expert's few "
+                         "tokens, the all-to-all's synchronisation and the many small "
+                         "kernels a dense layer does not have; none of it speeds up with "
+                         "FP8 GEMMs (0: as fast as a dense layer of its FLOPs).")
     fp8_output_layer: bool = Field(
         False, description="In an FP8 run the output head's GEMMs run in FP8 too; false: in "
                            "BF16 (Megatron-Core's output layer is not a Transformer Engine "
                            "module, so FP8 autocast leaves it alone).")
-    pipeline_layout: Literal["balanced", "even"] = Field(
-        "balanced", description="How layers are split over pipeline stages. balanced: whole "
-                                "layers placed so the busiest stage, with the output head "
-                                "(and MTP) on the last, carries the least (Megatron's "
-                                "pipeline layout); even: layers / pp on every stage, the "
-                                "head on top of the last.")
+    pipeline_layout: Literal["auto", "balanced", "even"] = Field(
+        "auto", description="How layers are split over pipeline stages. even: layers / pp on "
+                            "every stage, the output head on top of the last (Megatron's "
+                            "default split); balanced: whole layers placed so the busiest "
+                            "stage, with the head (and MTP) on the last, carries the least "
+                            "(Megatron's pipeline layout); auto: even where the layers divide "
+                            "pp x vpp, balanced where a layout must be given anyway.")
 
 
 __all__ = ["MlaSpec", "ModelArch", "MoeSpec", "TrainingFramework"]

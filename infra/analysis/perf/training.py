@@ -21,8 +21,8 @@ tensor fastest, then context, data, pipeline):
   parameter all-gather per step), each times ``1 - overlap`` from the framework entry.
 - **The busiest pipeline stage** sets the pace: whole layers per stage, the output head
   (BF16 in an FP8 run unless the framework says otherwise), its loss and the MTP layers
-  on the last stage (:func:`busiest_stage`); MoE layers run at the framework's MoE share
-  of the dense rate (shown as ``moe_overhead_s``).
+  on the last stage (:func:`busiest_stage`); MoE layers add the framework's MoE overhead,
+  a share of their time at BF16 (shown as ``moe_overhead_s``).
 - **Bubble** = ``(pp - 1) / (m v)`` x the busiest stage's compute (interleaved 1F1B).
 """
 
@@ -68,7 +68,7 @@ class Step:
 
 
 def memory_per_gpu(arch: ModelArch, fig: ModelFigures, fw: TrainingFramework, p: Parallelism,
-                   m: int) -> dict[str, float]:
+                   m: int, stage_layers: int | None = None) -> dict[str, float]:
     """Bytes per GPU by kind (weights and gradients, optimizer, activations, logits)."""
     moe_layers = arch.layers - arch.moe.dense_layers if arch.moe else 0
     routed = moe_layers * (arch.moe.experts * fig.expert_params) if arch.moe else 0.0
@@ -89,14 +89,14 @@ def memory_per_gpu(arch: ModelArch, fig: ModelFigures, fw: TrainingFramework, p:
     optim = (per_dense / shard_d + per_expert / shard_e) * fw.optimizer_bytes_per_param
     s = fig.sequence_length / p.cp
     h = arch.hidden_size
-    layers = math.ceil(arch.layers / p.pp)
+    layers = stage_layers or math.ceil(arch.layers / p.pp)  # the rank holding the most
     sel, full = fw.activation_bytes_selective, fw.activation_bytes_full_recompute
     if p.recompute == "none":
         kept = layers * (sel + fw.activation_bytes_attention * arch.heads * s / h)
     elif p.recompute == "selective":
         kept = layers * sel
     else:  # full recompute of rl layers (all when 0), selective for the rest
-        rl = p.rl or layers
+        rl = min(p.rl or layers, layers)
         kept = rl * full + (layers - rl) * sel
     inflight = min(m, p.pp) * (1 + (p.pp - 1) / (p.pp * p.vpp) if p.vpp > 1 else 1)
     logits = 4 * s * p.mb * arch.vocab_size / p.tp
@@ -105,15 +105,16 @@ def memory_per_gpu(arch: ModelArch, fig: ModelFigures, fw: TrainingFramework, p:
 
 
 def recompute_layers(arch: ModelArch, fig: ModelFigures, fw: TrainingFramework,
-                     p: Parallelism, m: int, usable_bytes: float) -> int:
+                     p: Parallelism, m: int, usable_bytes: float,
+                     stage_layers: int | None = None) -> int:
     """Fewest layers per stage to recompute whole (Megatron's ``--recompute-num-layers``)
     so the split fits ``usable_bytes``; all of the stage's layers when none suffice."""
-    layers = math.ceil(arch.layers / p.pp)
-    whole = memory_per_gpu(arch, fig, fw, replace(p, rl=layers), m)
-    per_layer = (memory_per_gpu(arch, fig, fw, replace(p, rl=0, recompute="selective"), m)
-                 ["activations"] - whole["activations"]) / layers  # saved per layer
-    over = sum(memory_per_gpu(arch, fig, fw, replace(p, recompute="selective"), m).values()) \
-        - usable_bytes
+    layers = stage_layers or math.ceil(arch.layers / p.pp)
+    whole = memory_per_gpu(arch, fig, fw, replace(p, rl=layers), m, layers)
+    per_layer = (memory_per_gpu(arch, fig, fw, replace(p, rl=0, recompute="selective"), m,
+                                layers)["activations"] - whole["activations"]) / layers
+    over = sum(memory_per_gpu(arch, fig, fw, replace(p, recompute="selective"), m,
+                              layers).values()) - usable_bytes
     if per_layer <= 0 or over <= 0:
         return 1
     return max(1, min(layers, math.ceil(over / per_layer)))
@@ -141,32 +142,44 @@ def memory_bound_bytes(arch: ModelArch, fw: TrainingFramework, precision: str,
     return {"layers": layers, "extra": extra, "mtp": mtp, "all": layers + extra}[part]
 
 
-def busiest_stage(layers: int, pp: int, layer_s: float, last_s: float,
-                  layout: str = "balanced") -> float:
-    """Work of the busiest pipeline rank: ``layers`` whole layers of ``layer_s`` each and
-    ``last_s`` more on the last rank (output head, loss, MTP). ``even``: ``ceil(layers /
-    pp)`` on each rank, the last one's extra on top; ``balanced``: the split of whole
-    layers that makes the busiest rank lightest (the last rank takes fewer).
+def stage_split(layers: int, pp: int, layer_s: float, last_s: float, layout: str = "auto",
+                vpp: int = 1) -> tuple[float, int]:
+    """(work of the busiest pipeline rank, most layers any rank holds) for ``layers`` whole
+    layers of ``layer_s`` each and ``last_s`` more on the last rank (output head, loss,
+    MTP). ``even``: ``layers / pp`` a rank (Megatron's default split, which needs the
+    layers to divide ``pp x vpp``), the last rank's extra on top; ``balanced``: the split
+    of whole layers that makes the busiest rank lightest, the last rank taking fewer
+    (Megatron's ``--pipeline-model-parallel-layout``); ``auto``: even where the layers
+    divide ``pp x vpp``, balanced where a layout must be given anyway.
 
     Examples
     --------
-    >>> busiest_stage(96, 8, 1.0, 0.35)   # 12 layers a rank, the head on the last
-    12.35
-    >>> busiest_stage(96, 8, 1.0, 1.5)    # 13 on seven ranks, 5 + 1.5 on the last
-    13.0
+    >>> stage_split(96, 8, 1.0, 0.35)          # 12 layers a rank, the head on the last
+    (12.35, 12)
+    >>> stage_split(96, 8, 1.0, 1.5, "balanced")  # 13 on seven ranks, 5 + 1.5 on the last
+    (13.0, 13)
     """
     if pp <= 1:
-        return layers * layer_s + last_s
+        return layers * layer_s + last_s, layers
+    if layout == "auto":
+        layout = "even" if layers % (pp * vpp) == 0 else "balanced"
     k0 = math.ceil(layers / pp)
     if layout == "even":
-        return max(k0 * layer_s, (layers - (pp - 1) * k0) * layer_s + last_s)
-    best = math.inf
-    for k in range(k0, layers + 1):
-        rest = layers - (pp - 1) * k
-        if rest < 0:
-            break
-        best = min(best, max(k * layer_s, rest * layer_s + last_s))
-    return best
+        rest = max(0, layers - (pp - 1) * k0)
+        return max(k0 * layer_s, rest * layer_s + last_s), k0
+    best, most = math.inf, k0
+    for last in range(0, k0 + 1):  # layers on the last rank; the others share the rest
+        k = math.ceil((layers - last) / (pp - 1))
+        work = max(k * layer_s, last * layer_s + last_s)
+        if work < best - 1e-12:
+            best, most = work, max(k, last)
+    return best, most
+
+
+def busiest_stage(layers: int, pp: int, layer_s: float, last_s: float,
+                  layout: str = "balanced") -> float:
+    """Work of the busiest pipeline rank (:func:`stage_split`'s first figure)."""
+    return stage_split(layers, pp, layer_s, last_s, layout)[0]
 
 
 def _placement(gpus: int, ppn: int, job: Placement) -> Placement:
@@ -195,9 +208,6 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     seqs = max(1, batch_tokens // fig.sequence_length)
     m = max(1, seqs // (p.dp * p.mb))
     tokens = m * p.mb * p.dp * fig.sequence_length  # tokens per step as run
-    if p.recompute == "full" and not p.rl:
-        p = replace(p, rl=recompute_layers(arch, fig, fw, p, m, usable_gb(chip, fw) * 1e9))
-    mem = memory_per_gpu(arch, fig, fw, p, m)
     n = p.gpus
     share = tokens / n  # tokens per GPU were the work spread evenly
     matmul = share * fig.matmul_flops_per_token
@@ -210,28 +220,43 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     bytes_extra = memory_bound_bytes(arch, fw, precision, "extra")
     head, mtp = share * fig.head_flops_per_token, share * fig.mtp_flops_per_token
     mtp_attn = share * fig.mtp_attention_flops_per_token
-    # the transformer layers' work, and what only the last pipeline stage carries; an MoE
-    # layer (and an MTP one of an MoE model) runs at the framework's MoE share of the rate
+    # the transformer layers' work, and what only the last pipeline stage carries. An MoE
+    # layer (and an MTP one of an MoE model) adds the framework's MoE overhead: a share of
+    # the layer's time at BF16 (routing, permutation, small grouped GEMMs, launches and
+    # synchronisation do not speed up with FP8 GEMMs)
     moe = (arch.layers - arch.moe.dense_layers) / arch.layers if arch.moe else 0.0
-    slow = 1.0 / fw.moe_layer_efficiency_fraction if arch.moe else 1.0
+    extra = fw.moe_overhead_fraction if arch.moe else 0.0
     layers_raw = ((matmul - head - mtp) / mrate + (attn - mtp_attn) / rate
                   + (share * bytes_layers / membw if membw else 0.0))
     mtp_bytes = memory_bound_bytes(arch, fw, precision, "mtp")
     mtp_raw = mtp / mrate + mtp_attn / rate + (share * mtp_bytes / membw if membw else 0.0)
-    layers_s = layers_raw * (1 - moe + moe * slow)
+    at_bf16 = (membw and share / membw) or 0.0  # seconds per byte per token
+    layers_bf16 = ((matmul - head - mtp + attn - mtp_attn) / rate
+                   + at_bf16 * memory_bound_bytes(arch, fw, "bf16", "layers"))
+    mtp_bf16 = (mtp + mtp_attn) / rate + at_bf16 * memory_bound_bytes(arch, fw, "bf16", "mtp")
+    layers_s = layers_raw + extra * moe * layers_bf16
     last_s = (head / hrate + (share * (bytes_extra - mtp_bytes) / membw if membw else 0.0)
-              + mtp_raw * slow)
-    moe_overhead = (layers_raw * moe + mtp_raw) * (slow - 1)
+              + mtp_raw + extra * mtp_bf16)
+    moe_overhead = extra * (moe * layers_bf16 + mtp_bf16)
     elementwise = share * (bytes_layers + bytes_extra) / membw if membw else 0.0
     compute = layers_s + last_s
-    whole = (p.rl / math.ceil(arch.layers / p.pp)) if p.recompute == "full" else 0.0
+    # whole layers per pipeline rank, the head, loss and MTP on the last (the layout)
+    layout = fw.pipeline_layout
+    _, stage_layers = stage_split(arch.layers, p.pp, layers_s * p.pp / arch.layers,
+                                  last_s * p.pp, layout, p.vpp)
+    if p.recompute == "full" and not p.rl:
+        p = replace(p, rl=recompute_layers(arch, fig, fw, p, m, usable_gb(chip, fw) * 1e9,
+                                           stage_layers))
+    mem = memory_per_gpu(arch, fig, fw, p, m, stage_layers)
+    whole = min(1.0, p.rl / stage_layers) if p.recompute == "full" else 0.0
     recompute = {"none": 0.0, "selective": (attn - mtp_attn) / 3 / rate,
                  "full": whole * ((matmul - head - mtp) / 3 / mrate
-                                  + (share * bytes_layers / membw / 3 if membw else 0.0))
+                                  + (share * bytes_layers / membw / 3 if membw else 0.0)
+                                  + extra * moe * layers_bf16 / 3)
                  + (attn - mtp_attn) / 3 / rate}[p.recompute]
-    # the busiest pipeline rank sets the pace: whole layers, the head on the last rank
-    busiest = busiest_stage(arch.layers, p.pp, (layers_s + recompute) * p.pp / arch.layers,
-                            last_s * p.pp, fw.pipeline_layout)
+    # the busiest pipeline rank sets the pace
+    busiest, _ = stage_split(arch.layers, p.pp, (layers_s + recompute) * p.pp / arch.layers,
+                             last_s * p.pp, layout, p.vpp)
     imbalance = max(0.0, busiest - (compute + recompute))
     bubble = (p.pp - 1) / (m * p.vpp) * busiest
     if (sum(mem.values()) / 1e9 > usable_gb(chip, fw)
@@ -241,10 +266,9 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
                                "stage_imbalance_s": imbalance, "bubble_s": bubble},
                     matmul + attn)
     d, h = t.domain_gpus, arch.hidden_size
-    layers = math.ceil(arch.layers / p.pp)
+    layers = stage_layers
     s_local = fig.sequence_length / p.cp
     act = p.mb * s_local * h * 2
-    whole = (p.rl / layers) if p.recompute == "full" else 0.0
     tp_calls = 4 + 2 * whole
     tp_t = tp_calls * layers * m * _call(t, "all_reduce", _placement(p.tp, d, job), act)
     cp_t = 0.0
@@ -278,8 +302,9 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
             + _call(t, "all_gather", dpl, per_gpu_params * fw.weight_bytes_per_param))
     ep_x = ep_t * (1 - fw.ep_overlap_fraction)
     if p.epo:  # Megatron's --overlap-moe-expert-parallel-comm: one micro-batch's all-to-alls
-        # run under another's compute; what the compute cannot cover stays exposed
-        ep_x = max(0.0, ep_x - (compute + recompute))
+        # run under another's compute; what the busiest stage's compute cannot cover stays
+        # exposed (the step is then the longer of the two, never shorter for faster compute)
+        ep_x = max(0.0, ep_x - busiest)
     exposed = {"tp_s": tp_t * (1 - fw.tp_overlap_fraction),
                "cp_s": cp_t * (1 - fw.cp_overlap_fraction),
                "ep_s": ep_x, "pp_s": pp_t,
@@ -325,7 +350,7 @@ def candidates(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingF
     for tp in ([given["tp"]] if "tp" in given else tps):
         for cp in ([given["cp"]] if "cp" in given else _pow2(max(1, fig.sequence_length // 4096))):
             for pp in ([given["pp"]] if "pp" in given else _pow2(arch.layers)):
-                if gpus % (tp * cp * pp):
+                if gpus % (tp * cp * pp) or pp > arch.layers:
                     continue
                 dp = gpus // (tp * cp * pp)
                 if "dp" in given and given["dp"] != dp or dp > seqs:
@@ -333,6 +358,9 @@ def candidates(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingF
                 eps = [1] if not arch.moe else [x for x in _pow2(arch.moe.experts)
                                                 if (dp * cp) % x == 0]
                 for ep in ([given["ep"]] if "ep" in given else eps):
+                    if ep > 1 and (not arch.moe or arch.moe.experts % ep
+                                   or (tp * dp * cp) % ep):
+                        continue  # experts split evenly, the group inside the job's ranks
                     for mb in ([given["mb"]] if "mb" in given else [1, 2]):
                         layers = math.ceil(arch.layers / pp)
                         vs = [v for v in _pow2(fw.max_virtual_stages) if v <= layers] if pp > 1 else [1]
@@ -368,6 +396,7 @@ def choose(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFrame
 
 
 __all__ = ["KEYS", "RECOMPUTE", "Chip", "Parallelism", "Step", "candidates", "choose", "fits",
+           "stage_split",
            "memory_bound_bytes", "memory_per_gpu", "parse_parallelism",
            "busiest_stage", "recompute_layers", "state_bytes_per_param", "step",
            "usable_gb"]

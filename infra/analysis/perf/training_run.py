@@ -156,6 +156,7 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
     batch = batch_tokens or arch.global_batch_tokens or framework.default_batch_tokens
     job = place_job(t, n)
     given = dict(given or {})
+    _check_given(arch, given)
     best, smallest, tried = choose(t, arch, fig, framework, chip, n, batch, precision, job, given)
     if best is None:
         raise _no_fit(arch, fig, chip, framework, n, smallest, given)
@@ -179,6 +180,23 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
         None if usd is None else usd * n * hours / (tokens / 1e6), lower,
         fig.flops_per_token, fig.attention_flops_per_token, assumptions, it_kw,
         analysis.power.pue, usd, chip.peak_bf16_tflops, chip.fp8_speedup)
+
+
+def _check_given(arch, given: dict) -> None:
+    """Keys a model cannot take, named before any split is tried."""
+    if given.get("pp", 1) > arch.layers:
+        raise TopologyError(f"pp={given['pp']}: more pipeline stages than {arch.slug}'s "
+                            f"{arch.layers} layers", hint=f"give pp of at most {arch.layers}")
+    ep = given.get("ep", 1)
+    if ep > 1 and arch.moe is None:
+        raise TopologyError(f"ep={ep}: {arch.slug} has no experts",
+                            hint="leave ep out (or ep=1) for a dense model")
+    if ep > 1 and arch.moe.experts % ep:
+        raise TopologyError(f"ep={ep} does not divide {arch.slug}'s {arch.moe.experts} experts",
+                            hint="give an expert-parallel size that divides the experts")
+    if given.get("epo") and (arch.moe is None or ep == 1 and "ep" in given):
+        raise TopologyError("epo=1 overlaps expert all-to-alls, which this job has none of",
+                            hint="give epo=1 only for an MoE model with ep > 1")
 
 
 def _complete(given: dict) -> bool:
@@ -258,7 +276,8 @@ def _assumptions(arch, fw, batch, chip_note, good_note, precision, given) -> lis
                       f"{fw.cp_overlap_fraction:g} / {fw.ep_overlap_fraction:g}",
              "source": fw.slug},
             {"item": "HBM usable", "value": fw.hbm_usable_fraction, "source": fw.slug},
-            {"item": "FLOPs per token", "value": "6 x active params + attention (PaLM)",
+            {"item": "FLOPs per token", "value": "6 x active params + attention (PaLM)"
+                                                 + (" + MTP" if arch.mtp_depth else ""),
              "source": "infra.analysis.perf.model_flops"},
             {"item": "goodput", "value": good_note, "source": "failure review (catalogs/rates)"},
             {"item": "energy", "value": "typical IT power x the job's share of the design's "
@@ -268,8 +287,9 @@ def _assumptions(arch, fw, batch, chip_note, good_note, precision, given) -> lis
                                              "in BF16", "source": "assumption"})
     if arch.moe is not None:
         rows.append({"item": "MoE layers",
-                     "value": f"{fw.moe_layer_efficiency_fraction:g} of the dense rate "
-                              "(calibrated on one DeepSeek-V3 GB200 run; the held-out MoE "
+                     "value": f"each MoE layer adds {fw.moe_overhead_fraction:g} x its "
+                              "time at BF16 (calibrated on one DeepSeek-V3 GB200 run; the "
+                              "held-out MoE "
                               "runs and their errors: docs/guides/training.md; read MoE on "
                               "DGX B200 as optimistic)",
                      "source": fw.slug})
