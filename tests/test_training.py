@@ -197,6 +197,18 @@ def test_deepseek_v3_whole_run_gpu_hours_held_out():
     assert r.gpu_hours == pytest.approx(2.664e6, rel=0.25)
 
 
+def test_deepseek_b200_row_as_bf16_lands_within_10_percent():
+    """NVIDIA's DeepSeek-V3 B200 "FP8" row (2,265 tokens/s/GPU) misses by a third as FP8;
+    its 25.09 configuration function builds the model with get_precision_config("bf16"),
+    and timed as BF16 the model is within 10 % (the guide says so)."""
+    import infra
+
+    r = infra.train(DESIGNS / "dgx_b200_su.yaml", "deepseek-v3", 1e12, gpus=256,
+                    parallelism="tp=1,pp=16,cp=1,vpp=1,ep=8,mb=1,fsdp=0",
+                    sequence_length=4096, batch_tokens=2048 * 4096)
+    assert r.tokens_per_s / 256 == pytest.approx(2265, rel=0.10)
+
+
 def test_moe_overhead_is_the_calibrated_value(catalog):
     """The MoE overhead is what reproduces the one MoE calibration run, to 0.01."""
     from infra.analysis.perf.train_anchors import calibrate_moe_overhead
