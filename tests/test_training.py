@@ -364,6 +364,26 @@ def test_impossible_split_is_a_clear_error(model, par, needle):
         infra.train(DESIGNS / "dgx_h100_su.yaml", model, 1e12, gpus=64, parallelism=par)
 
 
+def test_readme_and_guide_quote_the_constants_and_counts(catalog):
+    """The README's and the guide's training prose quote the catalog's two constants and
+    the held-out counts the anchors give (docs cannot drift)."""
+    from conftest import ROOT
+    from infra.analysis.perf.train_anchors import anchor_rows, error_summary
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guide = (ROOT / "docs" / "guides" / "training.md").read_text(encoding="utf-8")
+    fw = catalog.get("megatron-lm")
+    rows = anchor_rows()
+    dense, moe = error_summary(rows), error_summary(rows, "MoE held out")
+    for text in (readme, guide):
+        assert f"{fw.compute_efficiency_fraction:.2f}" in text
+        assert f"{fw.moe_overhead_fraction:.2f} x" in text
+    assert (f"{dense['runs']} of NVIDIA's own published Megatron runs" in readme
+            and dense["within_25_pct"] == dense["runs"])
+    assert f"{moe['within_25_pct']} of {moe['runs']} MoE runs" in readme
+    assert f"{moe['within_25_pct']} of {moe['runs']} within 25 %" in guide
+
+
 def test_compute_efficiency_is_the_calibrated_value(catalog):
     """The framework's one efficiency constant is what the three Table 4 runs give
     (geometric-mean error zero), rounded to 0.01: not tuned per case."""
