@@ -193,11 +193,12 @@ def anchor_rows() -> list[dict]:
         rows.append({"run": a.name, "figure": a.figure, "published": a.published,
                      "predicted": round(p, 1), "error_pct": round(100 * (p / a.published - 1), 1),
                      "within_25": abs(p / a.published - 1) <= 0.25,
+                     "error_exact_pct": 100 * (p / a.published - 1),
                      "role": a.role, "source": a.source})
     return rows
 
 
-def calibrate_moe_overhead(framework=None, lo: float = 0.0, hi: float = 4.0) -> float:
+def calibrate_moe_overhead(framework=None, lo: float = 0.0, hi: float = 1.0) -> float:
     """The MoE overhead at which the *MoE calibration* run is reproduced (bisection; the
     model's speed falls as it rises). ``framework`` as in
     :func:`calibrate_compute_efficiency`."""
@@ -273,7 +274,7 @@ def error_summary(rows: list[dict], role: str = "held out") -> dict:
 
 def _held(rows: list[dict], role: str, label: str) -> str:
     h = error_summary(rows, role)
-    miss = "; ".join(f"{r['run']} {r['error_pct']:+.1f} %" for r in rows
+    miss = "; ".join(f"{r['run']} {r.get('error_exact_pct', r['error_pct']):+.2f} %" for r in rows
                      if r["role"] == role and not r.get("within_25", abs(r["error_pct"]) <= 25))
     return (f"{label}: {h['runs']} runs, median error {h['median_abs_error_pct']:.1f} % "
             f"(signed {h['median_signed_error_pct']:+.1f} %: {h['over_predicted']} of "

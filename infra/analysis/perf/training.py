@@ -75,7 +75,9 @@ def memory_per_gpu(arch: ModelArch, fig: ModelFigures, fw: TrainingFramework, p:
     dense = fig.params - routed
     shard = p.tp * p.pp
     per_dense, per_expert = dense / shard, routed / (p.pp * p.ep)
-    shard_d, shard_e = p.dp * p.cp, max(1, p.dp * p.cp // p.ep)
+    # expert data parallelism: the stage's tp x dp x cp ranks over the ep holding each
+    # expert (expert tensor parallelism 1, Megatron's MoE parallel folding)
+    shard_d, shard_e = p.dp * p.cp, max(1, p.tp * p.dp * p.cp // p.ep)
     if p.fsdp:  # sharded, plus two layers gathered whole (the one computing, the next)
         gathered = 2 * max(fig.dense_layer_params, fig.moe_layer_params / p.ep) / p.tp
         weights = ((per_dense / shard_d + per_expert / shard_e + gathered)
@@ -171,8 +173,8 @@ def stage_split(layers: int, pp: int, layer_s: float, last_s: float, layout: str
     for last in range(0, k0 + 1):  # layers on the last rank; the others share the rest
         k = math.ceil((layers - last) / (pp - 1))
         work = max(k * layer_s, last * layer_s + last_s)
-        if work < best - 1e-12:
-            best, most = work, max(k, last)
+        if work < best - 1e-12 or (work <= best + 1e-12 and max(k, last) < most):
+            best, most = min(best, work), max(k, last)
     return best, most
 
 
@@ -244,7 +246,9 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     layout = fw.pipeline_layout
     _, stage_layers = stage_split(arch.layers, p.pp, layers_s * p.pp / arch.layers,
                                   last_s * p.pp, layout, p.vpp)
-    if p.recompute == "full" and not p.rl:
+    if p.recompute == "full" and p.rl:  # at most the layers the busiest rank holds
+        p = replace(p, rl=min(p.rl, stage_layers))
+    elif p.recompute == "full":
         p = replace(p, rl=recompute_layers(arch, fig, fw, p, m, usable_gb(chip, fw) * 1e9,
                                            stage_layers))
     mem = memory_per_gpu(arch, fig, fw, p, m, stage_layers)
@@ -286,9 +290,11 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
         size = p.mb * s_local / p.tp * arch.moe.active_experts * h * 2
         # an expert group wider than data x context parallelism folds over the tensor
         # ranks (Megatron's MoE parallel folding, expert TP 1): ep neighbouring GPUs
-        folded = p.ep > p.dp * p.cp
+        folded = p.ep > p.dp * p.cp or (p.dp * p.cp) % p.ep > 0
         epl = _placement(p.ep, d if folded else d // (p.tp * p.cp), job)
-        ep_t = 4 * moe_layers * m * _call(t, "all_to_all", epl, size)
+        # dispatch and combine, forward and backward; a layer recomputed whole runs its
+        # forward pair again
+        ep_t = (4 + 2 * whole) * moe_layers * m * _call(t, "all_to_all", epl, size)
     pp_t = 0.0
     if p.pp > 1:
         cross = p.tp * p.cp * p.dp >= d  # stage neighbours in other domains
@@ -368,12 +374,13 @@ def candidates(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingF
                         # whole-layer recompute: the layers given (rl), all of a stage's when
                         # the user asks for recompute=full (Megatron's meaning), else the
                         # fewest that fit (0: chosen in step())
-                        rl = given.get("rl", layers if given.get("recompute") == "full" else 0)
+                        rl = given.get("rl", arch.layers if given.get("recompute") == "full"
+                                       else 0)
                         for v in ([given["vpp"]] if "vpp" in given else vs):
                             for rc in ([given["recompute"]] if "recompute" in given else RECOMPUTE):
                                 for f in ([given["fsdp"]] if "fsdp" in given else fs):
                                     out.append(Parallelism(tp, pp, dp, cp, ep, mb, v, rc, f,
-                                                           min(rl, layers) if rc == "full"
+                                                           rl if rc == "full"
                                                            else 0, given.get("epo", 0)))
     return out
 

@@ -156,7 +156,7 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
     batch = batch_tokens or arch.global_batch_tokens or framework.default_batch_tokens
     job = place_job(t, n)
     given = dict(given or {})
-    _check_given(arch, given)
+    _check_given(arch, given, n)
     best, smallest, tried = choose(t, arch, fig, framework, chip, n, batch, precision, job, given)
     if best is None:
         raise _no_fit(arch, fig, chip, framework, n, smallest, given)
@@ -182,12 +182,19 @@ def train(analysis, arch, tokens: float, framework, gpus: int | None = None,
         analysis.power.pue, usd, chip.peak_bf16_tflops, chip.fp8_speedup)
 
 
-def _check_given(arch, given: dict) -> None:
-    """Keys a model cannot take, named before any split is tried."""
+def _check_given(arch, given: dict, gpus: int) -> None:
+    """Keys a model or a job cannot take, named before any split is tried."""
     if given.get("pp", 1) > arch.layers:
         raise TopologyError(f"pp={given['pp']}: more pipeline stages than {arch.slug}'s "
                             f"{arch.layers} layers", hint=f"give pp of at most {arch.layers}")
+    if given.get("pp", 1) * given.get("vpp", 1) > arch.layers:
+        raise TopologyError(f"pp x vpp = {given.get('pp', 1) * given['vpp']}: more virtual "
+                            f"stages than {arch.slug}'s {arch.layers} layers",
+                            hint="give fewer interleaved stages (vpp)")
     ep = given.get("ep", 1)
+    if ep > gpus:
+        raise TopologyError(f"ep={ep} on a job of {gpus:,} GPUs",
+                            hint="give an expert-parallel size of at most the job's GPUs")
     if ep > 1 and arch.moe is None:
         raise TopologyError(f"ep={ep}: {arch.slug} has no experts",
                             hint="leave ep out (or ep=1) for a dense model")
