@@ -270,13 +270,16 @@ def test_busiest_pipeline_stage_by_hand():
     last: 12.35. A head of 1.5 layers: 13 on seven stages and 96 - 91 = 5 + 1.5 = 6.5 on
     the last, so 13 (even split: 12 + 1.5 = 13.5). DeepSeek-V3's 61 layers on 16 stages
     with 3.6 layers of head and MTP: 4 a stage, 61 - 60 = 1 + 3.6 = 4.6 on the last."""
-    from infra.analysis.perf.training import busiest_stage
+    from infra.analysis.perf.training import stage_split
 
-    assert busiest_stage(96, 8, 1.0, 0.35) == pytest.approx(12.35)
-    assert busiest_stage(96, 8, 1.0, 1.5) == pytest.approx(13.0)
-    assert busiest_stage(96, 8, 1.0, 1.5, "even") == pytest.approx(13.5)
-    assert busiest_stage(61, 16, 1.0, 3.6) == pytest.approx(4.6)
-    assert busiest_stage(10, 1, 2.0, 1.0) == pytest.approx(21.0)
+    def busiest(*args, layout="balanced"):
+        return stage_split(*args, layout)[0]
+
+    assert busiest(96, 8, 1.0, 0.35) == pytest.approx(12.35)
+    assert busiest(96, 8, 1.0, 1.5) == pytest.approx(13.0)
+    assert busiest(96, 8, 1.0, 1.5, layout="even") == pytest.approx(13.5)
+    assert busiest(61, 16, 1.0, 3.6) == pytest.approx(4.6)
+    assert busiest(10, 1, 2.0, 1.0) == pytest.approx(21.0)
 
 
 def test_output_head_runs_in_bf16_in_an_fp8_run(catalog):

@@ -45,7 +45,6 @@ class ModelFigures:
     head_flops_per_token: float = 0.0  # output head passes (1 + MTP depth) x 6 V h, in matmul
     mtp_flops_per_token: float = 0.0  # MTP layers and projections (heads apart), in matmul
     mtp_attention_flops_per_token: float = 0.0  # MTP layers' attention, in attention
-    expert_flops_per_token: float = 0.0  # MoE layers' expert GEMMs (routed + shared), in matmul
 
     @property
     def flops_per_token(self) -> float:
@@ -96,11 +95,9 @@ def model_figures(m: ModelArch, sequence_length: int | None = None) -> ModelFigu
     mtp = 6 * m.mtp_depth * (mtp_layer + 2 * h * h)
     heads = 6 * (1 + m.mtp_depth) * emb
     mtp_attn = 6 * m.mtp_depth * s * width
-    experts = (6 * (moe_layers + m.mtp_depth) * (m.moe.active_experts + m.moe.shared_experts)
-               * expert if moe_layers else 0.0)
     return ModelFigures(total, active, emb, dense_layer, attn + moe_total if moe_layers else 0.0,
                         expert, attn, 6 * matmul_active + mtp + 6 * m.mtp_depth * emb,
-                        6 * m.layers * s * width + mtp_attn, s, heads, mtp, mtp_attn, experts)
+                        6 * m.layers * s * width + mtp_attn, s, heads, mtp, mtp_attn)
 
 
 __all__ = ["ModelFigures", "model_figures"]

@@ -7,6 +7,11 @@ from dataclasses import dataclass
 
 RECOMPUTE = ("none", "selective", "full")
 KEYS = ("tp", "pp", "dp", "cp", "ep", "mb", "vpp", "recompute", "fsdp", "rl", "epo")
+FLAGS = {  # the 0/1 keys and what each means
+    "fsdp": "fsdp=1 shards weights and gradients over data parallelism, fsdp=0 does not",
+    "epo": "epo=1 overlaps the expert all-to-alls with another micro-batch's compute, "
+           "epo=0 does not",
+}
 
 
 @dataclass(frozen=True)
@@ -54,17 +59,9 @@ def parse_parallelism(text: str | None) -> dict:
         if key not in KEYS:
             raise InfraError(f"unknown parallelism key {key!r}",
                              hint=f"use {', '.join(KEYS)}, e.g. tp=8,pp=16,dp=64")
-        if key == "epo":
+        if key in FLAGS:
             if value not in ("0", "1"):
-                raise InfraError(f"epo={value!r}", hint="epo=1 overlaps the expert "
-                                 "all-to-alls with another micro-batch's compute, epo=0 "
-                                 "does not")
-            out[key] = int(value)
-            continue
-        if key == "fsdp":
-            if value not in ("0", "1"):
-                raise InfraError(f"fsdp={value!r}", hint="fsdp=1 shards weights and gradients "
-                                 "over data parallelism, fsdp=0 does not")
+                raise InfraError(f"{key}={value!r}", hint=FLAGS[key])
             out[key] = int(value)
             continue
         if key == "recompute":

@@ -198,43 +198,41 @@ def anchor_rows() -> list[dict]:
     return rows
 
 
-def calibrate_moe_overhead(framework=None, lo: float = 0.0, hi: float = 1.0) -> float:
-    """The MoE overhead at which the *MoE calibration* run is reproduced (bisection; the
-    model's speed falls as it rises). ``framework`` as in
-    :func:`calibrate_compute_efficiency`."""
-    run = next(a for a in ANCHORS if a.role == "MoE calibration")
-    fw = framework
-    if fw is None:
-        from infra.models.resolve import load_design
-
-        fw = load_design(DESIGNS / f"{run.design}.yaml").part("megatron-lm", "training_framework")
-    for _ in range(20):
-        mid = (lo + hi) / 2
-        g = fw.model_copy(update={"moe_overhead_fraction": mid})
-        lo, hi = (mid, hi) if predict(run, g) > run.published else (lo, mid)
-    return (lo + hi) / 2
-
-
-def calibrate_compute_efficiency(framework=None, lo: float = 0.5, hi: float = 1.0) -> float:
-    """The compute efficiency at which the *calibration* runs' errors have a geometric mean
-    of zero (bisection; the model's speed rises with the efficiency). ``framework``: the
-    ``training_framework`` entry to calibrate (default: ``megatron-lm`` from the catalog
-    the calibration runs' design is loaded with, as :func:`predict` uses it)."""
-    runs = [a for a in ANCHORS if a.role == "calibration"]
+def _calibrate(field: str, role: str, framework, lo: float, hi: float) -> float:
+    """The value of the framework's ``field`` at which the runs of ``role`` have a
+    geometric-mean error of zero (bisection over [lo, hi]; the error must change sign
+    once). ``framework``: the ``training_framework`` entry (default: ``megatron-lm`` from
+    the catalog the runs' design is loaded with, as :func:`predict` uses it)."""
+    runs = [a for a in ANCHORS if a.role == role]
     fw = framework
     if fw is None:
         from infra.models.resolve import load_design
 
         fw = load_design(DESIGNS / f"{runs[0].design}.yaml").part("megatron-lm", "training_framework")
 
-    def log_error(f: float) -> float:
-        g = fw.model_copy(update={"compute_efficiency_fraction": f})
+    def log_error(x: float) -> float:
+        g = fw.model_copy(update={field: x})
         return sum(math.log(predict(a, g) / a.published) for a in runs)
 
+    rising = log_error(hi) > log_error(lo)  # the model's speed rises with the field
     for _ in range(20):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if log_error(mid) < 0 else (lo, mid)
+        lo, hi = (mid, hi) if (log_error(mid) < 0) == rising else (lo, mid)
     return (lo + hi) / 2
+
+
+def calibrate_moe_overhead(framework=None, lo: float = 0.0, hi: float = 1.0) -> float:
+    """The MoE overhead at which the *MoE calibration* run is reproduced (the model's speed
+    falls as it rises). ``framework`` as in :func:`calibrate_compute_efficiency`."""
+    return _calibrate("moe_overhead_fraction", "MoE calibration", framework, lo, hi)
+
+
+def calibrate_compute_efficiency(framework=None, lo: float = 0.5, hi: float = 1.0) -> float:
+    """The compute efficiency at which the *calibration* runs' errors have a geometric mean
+    of zero (the model's speed rises with the efficiency). ``framework``: the
+    ``training_framework`` entry to calibrate (default: ``megatron-lm`` from the catalog
+    the calibration runs' design is loaded with, as :func:`predict` uses it)."""
+    return _calibrate("compute_efficiency_fraction", "calibration", framework, lo, hi)
 
 
 FIGURE = {"model_tflops_per_gpu": "TFLOPS/GPU", "gpu_hours": "GPU-hours",

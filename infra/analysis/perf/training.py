@@ -21,7 +21,7 @@ tensor fastest, then context, data, pipeline):
   parameter all-gather per step), each times ``1 - overlap`` from the framework entry.
 - **The busiest pipeline stage** sets the pace: whole layers per stage, the output head
   (BF16 in an FP8 run unless the framework says otherwise), its loss and the MTP layers
-  on the last stage (:func:`busiest_stage`); MoE layers add the framework's MoE overhead,
+  on the last stage (:func:`stage_split`); MoE layers add the framework's MoE overhead,
   a share of their time at BF16 (shown as ``moe_overhead_s``).
 - **Bubble** = ``(pp - 1) / (m v)`` x the busiest stage's compute (interleaved 1F1B).
 """
@@ -178,12 +178,6 @@ def stage_split(layers: int, pp: int, layer_s: float, last_s: float, layout: str
     return best, most
 
 
-def busiest_stage(layers: int, pp: int, layer_s: float, last_s: float,
-                  layout: str = "balanced") -> float:
-    """Work of the busiest pipeline rank (:func:`stage_split`'s first figure)."""
-    return stage_split(layers, pp, layer_s, last_s, layout)[0]
-
-
 def _placement(gpus: int, ppn: int, job: Placement) -> Placement:
     ppn = max(1, min(ppn, gpus))
     nodes = math.ceil(gpus / ppn)
@@ -218,6 +212,7 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     mrate = rate * (chip.fp8_speedup if precision == "fp8" and chip.fp8_speedup else 1.0)
     hrate = mrate if fw.fp8_output_layer else rate  # the output head's GEMMs
     membw = chip.hbm_tbyte_s * 1e12 * fw.memory_bound_efficiency_fraction
+    per_byte = share / membw if membw else 0.0  # seconds per byte moved for each token
     bytes_layers = memory_bound_bytes(arch, fw, precision, "layers")
     bytes_extra = memory_bound_bytes(arch, fw, precision, "extra")
     head, mtp = share * fig.head_flops_per_token, share * fig.mtp_flops_per_token
@@ -229,18 +224,16 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     moe = (arch.layers - arch.moe.dense_layers) / arch.layers if arch.moe else 0.0
     extra = fw.moe_overhead_fraction if arch.moe else 0.0
     layers_raw = ((matmul - head - mtp) / mrate + (attn - mtp_attn) / rate
-                  + (share * bytes_layers / membw if membw else 0.0))
+                  + per_byte * bytes_layers)
     mtp_bytes = memory_bound_bytes(arch, fw, precision, "mtp")
-    mtp_raw = mtp / mrate + mtp_attn / rate + (share * mtp_bytes / membw if membw else 0.0)
-    at_bf16 = (membw and share / membw) or 0.0  # seconds per byte per token
+    mtp_raw = mtp / mrate + mtp_attn / rate + per_byte * mtp_bytes
     layers_bf16 = ((matmul - head - mtp + attn - mtp_attn) / rate
-                   + at_bf16 * memory_bound_bytes(arch, fw, "bf16", "layers"))
-    mtp_bf16 = (mtp + mtp_attn) / rate + at_bf16 * memory_bound_bytes(arch, fw, "bf16", "mtp")
+                   + per_byte * memory_bound_bytes(arch, fw, "bf16", "layers"))
+    mtp_bf16 = (mtp + mtp_attn) / rate + per_byte * memory_bound_bytes(arch, fw, "bf16", "mtp")
     layers_s = layers_raw + extra * moe * layers_bf16
-    last_s = (head / hrate + (share * (bytes_extra - mtp_bytes) / membw if membw else 0.0)
-              + mtp_raw + extra * mtp_bf16)
+    last_s = head / hrate + per_byte * (bytes_extra - mtp_bytes) + mtp_raw + extra * mtp_bf16
     moe_overhead = extra * (moe * layers_bf16 + mtp_bf16)
-    elementwise = share * (bytes_layers + bytes_extra) / membw if membw else 0.0
+    elementwise = per_byte * (bytes_layers + bytes_extra)
     compute = layers_s + last_s
     # whole layers per pipeline rank, the head, loss and MTP on the last (the layout)
     layout = fw.pipeline_layout
@@ -254,9 +247,8 @@ def step(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFramewo
     mem = memory_per_gpu(arch, fig, fw, p, m, stage_layers)
     whole = min(1.0, p.rl / stage_layers) if p.recompute == "full" else 0.0
     recompute = {"none": 0.0, "selective": (attn - mtp_attn) / 3 / rate,
-                 "full": whole * ((matmul - head - mtp) / 3 / mrate
-                                  + (share * bytes_layers / membw / 3 if membw else 0.0)
-                                  + extra * moe * layers_bf16 / 3)
+                 "full": whole * ((matmul - head - mtp) / mrate + per_byte * bytes_layers
+                                  + extra * moe * layers_bf16) / 3
                  + (attn - mtp_attn) / 3 / rate}[p.recompute]
     # the busiest pipeline rank sets the pace
     busiest, _ = stage_split(arch.layers, p.pp, (layers_s + recompute) * p.pp / arch.layers,
@@ -405,5 +397,5 @@ def choose(t: DesignTiers, arch: ModelArch, fig: ModelFigures, fw: TrainingFrame
 __all__ = ["KEYS", "RECOMPUTE", "Chip", "Parallelism", "Step", "candidates", "choose", "fits",
            "stage_split",
            "memory_bound_bytes", "memory_per_gpu", "parse_parallelism",
-           "busiest_stage", "recompute_layers", "state_bytes_per_param", "step",
+           "recompute_layers", "state_bytes_per_param", "step",
            "usable_gb"]
